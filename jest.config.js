@@ -1,0 +1,13 @@
+/** Jest runs the TypeScript sources as native ESM (node --experimental-vm-modules). */
+export default {
+  testEnvironment: 'node',
+  extensionsToTreatAsEsm: ['.ts'],
+  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+  transform: {
+    '^.+\\.ts$': ['ts-jest', { useESM: true, tsconfig: 'tsconfig.json', diagnostics: false }]
+  },
+  testMatch: ['<rootDir>/__tests__/**/*.test.ts'],
+  testTimeout: 60000,
+  // e2e tests spawn real CLI processes: two cores, keep it modest.
+  maxWorkers: 2
+}

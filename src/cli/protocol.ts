@@ -1,0 +1,237 @@
+/**
+ * The Copilot CLI's headless JSON-RPC protocol, as zod schemas.
+ *
+ * Everything the CLI sends is parsed here, at the boundary, before any other module sees it.
+ * Schemas are loose (extra fields pass through and are ignored) and the event union is open:
+ * an event type we do not know is kept as a plain `SessionEvent` with `data: unknown`.
+ */
+import { z } from 'zod'
+
+/** The protocol version this action speaks (returned by `connect` and `ping`). */
+export const SUPPORTED_PROTOCOL_VERSION = 3
+
+// ---------------------------------------------------------------------------------------------
+// Requests we send and their results
+
+export const ConnectResult = z.looseObject({
+  ok: z.boolean().optional(),
+  protocolVersion: z.number(),
+  version: z.string().optional()
+})
+export type ConnectResult = z.infer<typeof ConnectResult>
+
+export const CreateSessionResult = z.looseObject({
+  sessionId: z.string().min(1),
+  workspacePath: z.string().optional(),
+  mode: z.string().optional()
+})
+export type CreateSessionResult = z.infer<typeof CreateSessionResult>
+
+export const SendResult = z.looseObject({ messageId: z.string().optional() })
+
+export const PlanReadResult = z.looseObject({
+  exists: z.boolean(),
+  content: z.string().nullable().optional(),
+  path: z.string().nullable().optional()
+})
+export type PlanReadResult = z.infer<typeof PlanReadResult>
+
+export const TodoStatus = z.string() // pending | in_progress | done | blocked, but tolerate others
+export const Todo = z.looseObject({
+  id: z.union([z.string(), z.number()]).transform(String),
+  title: z.string().default(''),
+  description: z.string().nullable().optional(),
+  status: TodoStatus.default('pending')
+})
+export type Todo = z.infer<typeof Todo>
+export const ReadTodosResult = z.looseObject({ rows: z.array(Todo).default([]) })
+
+export const ShellExecResult = z.looseObject({ processId: z.union([z.string(), z.number()]) })
+export const ShellKillResult = z.looseObject({ killed: z.boolean().optional() })
+
+// ---------------------------------------------------------------------------------------------
+// Usage / shutdown metrics (session.usage.getMetrics result and session.shutdown event data)
+
+const num = z.number().catch(0).default(0)
+
+export const ModelMetric = z.looseObject({
+  requests: z.looseObject({ count: num, cost: num }).catch({ count: 0, cost: 0 }).optional(),
+  usage: z
+    .looseObject({
+      inputTokens: num,
+      outputTokens: num,
+      cacheReadTokens: num,
+      cacheWriteTokens: num
+    })
+    .optional()
+})
+export type ModelMetric = z.infer<typeof ModelMetric>
+
+export const CodeChanges = z.looseObject({
+  linesAdded: num,
+  linesRemoved: num,
+  filesModified: z.array(z.string()).catch([]).default([])
+})
+
+export const UsageMetrics = z.looseObject({
+  totalPremiumRequests: z.number().optional(),
+  totalPremiumRequestCost: z.number().optional(),
+  totalApiDurationMs: z.number().optional(),
+  codeChanges: CodeChanges.optional(),
+  modelMetrics: z.record(z.string(), ModelMetric).catch({}).optional(),
+  currentModel: z.string().optional()
+})
+export type UsageMetrics = z.infer<typeof UsageMetrics>
+
+export const ShutdownData = UsageMetrics.extend({
+  shutdownType: z.string().optional(),
+  /** Newer CLI builds nest the same figures here. */
+  accountingSnapshot: UsageMetrics.optional()
+})
+export type ShutdownData = z.infer<typeof ShutdownData>
+
+// ---------------------------------------------------------------------------------------------
+// Permission requests (protocol v3)
+
+const str = z.string()
+export const ShellSegment = z.looseObject({
+  identifier: str.nullable().optional(),
+  fullCommandText: str.nullable().optional()
+})
+
+/** A permission request as the CLI sends it. `kind` is open: unknown kinds are denied later. */
+export const PermissionRequest = z.looseObject({
+  kind: z.string(),
+  toolCallId: z.string().optional(),
+  // shell
+  fullCommandText: z.string().optional(),
+  commands: z.array(z.looseObject({ identifier: str.optional() })).optional(),
+  commandSegments: z.array(ShellSegment).optional(),
+  possiblePaths: z.array(z.string()).optional(),
+  possibleUrls: z.array(z.union([z.string(), z.looseObject({ url: str })])).optional(),
+  hasWriteFileRedirection: z.boolean().optional(),
+  // write
+  fileName: z.string().optional(),
+  diff: z.string().optional(),
+  newFileContents: z.string().optional(),
+  // read
+  path: z.string().optional(),
+  // url
+  url: z.string().optional(),
+  // mcp / custom-tool
+  serverName: z.string().optional(),
+  toolName: z.string().optional(),
+  args: z.unknown().optional(),
+  readOnly: z.boolean().optional()
+})
+export type PermissionRequest = z.infer<typeof PermissionRequest>
+
+/** What we answer to `session.permissions.handlePendingPermissionRequest`. */
+export type PermissionAnswer = { kind: 'approve-once' } | { kind: 'reject'; feedback: string }
+
+// ---------------------------------------------------------------------------------------------
+// Session events
+
+/** The envelope of every `session.event` notification. */
+export const SessionEvent = z.looseObject({
+  id: z.string().optional(),
+  timestamp: z.string().optional(),
+  parentId: z.string().nullable().optional(),
+  ephemeral: z.boolean().optional(),
+  type: z.string(),
+  data: z.unknown().optional()
+})
+export type SessionEvent = z.infer<typeof SessionEvent>
+
+export const SessionEventNotification = z.looseObject({
+  sessionId: z.string().optional(),
+  event: SessionEvent
+})
+
+/** Data schemas of the event types the action acts on; all other types pass as unknown. */
+export const EventData = {
+  'assistant.message': z.looseObject({
+    content: z.string().nullable().optional(),
+    toolRequests: z.array(z.looseObject({ toolCallId: z.string(), name: z.string() })).optional()
+  }),
+  'assistant.usage': z.looseObject({
+    model: z.string().optional(),
+    inputTokens: num,
+    outputTokens: num,
+    cacheReadTokens: num,
+    cacheWriteTokens: num
+  }),
+  'tool.execution_start': z.looseObject({
+    toolCallId: z.string(),
+    toolName: z.string().default('unknown'),
+    arguments: z.unknown().optional()
+  }),
+  'tool.execution_complete': z.looseObject({
+    toolCallId: z.string(),
+    success: z.boolean().default(false),
+    result: z.looseObject({ content: z.string().nullable().optional() }).nullable().optional(),
+    error: z
+      .looseObject({ message: z.string().optional(), code: z.string().optional() })
+      .nullable()
+      .optional()
+  }),
+  'permission.requested': z.looseObject({
+    requestId: z.string(),
+    permissionRequest: PermissionRequest
+  }),
+  'permission.completed': z.looseObject({
+    requestId: z.string(),
+    result: z.looseObject({ kind: z.string() }).optional()
+  }),
+  'session.task_complete': z.looseObject({
+    summary: z.string().nullable().optional(),
+    success: z.boolean().optional()
+  }),
+  'session.autopilot_stopped': z.looseObject({ reason: z.string().optional() }),
+  'session.error': z.looseObject({
+    errorType: z.string().optional(),
+    message: z.string().optional(),
+    statusCode: z.number().optional()
+  }),
+  'session.mode_changed': z.looseObject({
+    previousMode: z.string().optional(),
+    newMode: z.string().optional()
+  }),
+  'session.shutdown': ShutdownData,
+  'exit_plan_mode.requested': z.looseObject({
+    requestId: z.string(),
+    summary: z.string().nullable().optional(),
+    planContent: z.string().nullable().optional(),
+    actions: z.array(z.string()).optional(),
+    recommendedAction: z.string().nullable().optional()
+  })
+} as const
+
+export type KnownEventType = keyof typeof EventData
+export type EventDataOf<T extends KnownEventType> = z.infer<(typeof EventData)[T]>
+
+/**
+ * Parse the data of an event of a known type. Returns undefined when the type is not `type` or
+ * the data does not have the shape we rely on (the event is then ignored, not fatal).
+ */
+export function dataOf<T extends KnownEventType>(
+  event: SessionEvent,
+  type: T
+): EventDataOf<T> | undefined {
+  if (event.type !== type) return undefined
+  const parsed = EventData[type].safeParse(event.data ?? {})
+  return parsed.success ? (parsed.data as EventDataOf<T>) : undefined
+}
+
+// ---------------------------------------------------------------------------------------------
+// Top-level shell notifications (present on some CLI versions only)
+
+export const ShellOutputNotification = z.looseObject({
+  processId: z.union([z.string(), z.number()]).transform(String),
+  stream: z.string().optional(),
+  data: z.string().default('')
+})
+export const ShellExitNotification = z.looseObject({
+  processId: z.union([z.string(), z.number()]).transform(String),
+  exitCode: z.number().nullable().optional()
+})

@@ -1,0 +1,42 @@
+/**
+ * The policy's public types. A Policy is loaded once (load → validate → compile) and then answers
+ * `decide(request)` synchronously for every permission request the agent raises.
+ */
+import type { PermissionRequest } from '../cli/protocol.js'
+
+export type Verdict = 'allow' | 'deny'
+
+/** The CLI's permission kinds a rule can match, named by the rule's matcher key. */
+export type MatcherKey = 'shell' | 'write' | 'read' | 'url' | 'mcp' | 'memory' | 'tool'
+
+/** How one simple command of a shell request was decided (for the report and `explain`). */
+export interface SegmentDecision {
+  /** The simple command as text, or the redirect target for `write` checks (`> path`). */
+  text: string
+  decision: Verdict
+  /** Rule id, `default`, or a built-in reason id such as `unparsable` / `dynamic-command`. */
+  rule: string
+  reason?: string
+}
+
+export interface Decision {
+  decision: Verdict
+  /** The deciding rule's id, or `default` when no rule matched. */
+  rule: string
+  /** The rule's `reason`, or why a built-in check denied. */
+  reason?: string
+  /** The permission kind as the CLI named it (`shell`, `write`, `custom-tool`, ...). */
+  kind: string
+  /** What was asked for, one line: the command, the path, the URL, `server/tool`, ... */
+  subject: string
+  /** Per-segment detail for shell requests. */
+  segments?: SegmentDecision[]
+}
+
+export interface Policy {
+  /** Where the policy came from: a file path, or `built-in:<name>`. */
+  source: string
+  /** True when no policy file existed and the built-in default applies. */
+  builtIn: boolean
+  decide(request: PermissionRequest): Decision
+}

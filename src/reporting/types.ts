@@ -1,0 +1,82 @@
+/**
+ * The run report (JSON, `version: 1`). This is a public contract: the action writes it to
+ * `report-path`, the comment and job summary are rendered from it, and `replay` reads it back.
+ */
+import type { PermissionRequest } from '../cli/protocol.js'
+import type { Verdict } from '../policy/types.js'
+
+export type RunStatus = 'completed' | 'incomplete' | 'failed' | 'timed-out' | 'cancelled'
+
+export interface ToolCallRecord {
+  toolCallId: string
+  name: string
+  success: boolean | null // null while still running / never completed
+  durationMs: number | null
+  /** Short, redacted detail for notable calls: the shell command, the error message. */
+  detail?: string
+}
+
+export interface PermissionRecord {
+  requestId: string
+  toolCallId: string | null
+  kind: string
+  subject: string
+  decision: Verdict
+  rule: string
+  reason?: string
+  /** The CLI's permission request as received, secrets redacted. */
+  request: PermissionRequest
+}
+
+export interface CommandRecord {
+  phase: 'setup' | 'verify'
+  command: string
+  exitCode: number | null
+  timedOut: boolean
+  durationMs: number
+  outputTail: string
+}
+
+export interface ModelUsage {
+  requests: number
+  inputTokens: number
+  outputTokens: number
+  cacheReadTokens: number
+  cacheWriteTokens: number
+}
+
+export interface Metrics {
+  premiumRequests: number
+  apiDurationMs: number
+  linesAdded: number
+  linesRemoved: number
+  filesModified: string[]
+  models: Record<string, ModelUsage>
+}
+
+export interface TodoRecord {
+  id: string
+  title: string
+  status: string
+}
+
+export interface Report {
+  version: 1
+  status: RunStatus
+  sessionId: string | null
+  summary: string | null
+  cliVersion: string | null
+  model: string | null
+  startedAt: string
+  endedAt: string | null
+  durationMs: number | null
+  error?: { message: string; type?: string }
+  policy: { source: string; builtIn: boolean }
+  plan: { content: string | null; todos: TodoRecord[] }
+  tools: ToolCallRecord[]
+  permissions: PermissionRecord[]
+  commands: CommandRecord[]
+  metrics: Metrics
+  /** The last things the agent did, for failure details (assistant text, tool starts). */
+  lastActivity: string[]
+}
