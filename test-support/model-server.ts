@@ -58,7 +58,7 @@ function messageText(content: unknown): string {
     return content
       .map((part: unknown) =>
         part && typeof part === 'object' && 'text' in part
-          ? String((part as { text: unknown }).text)
+          ? String((part).text)
           : ''
       )
       .join('')
