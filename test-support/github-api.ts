@@ -1,0 +1,364 @@
+/**
+ * A fake GitHub REST API on 127.0.0.1, for the comment publisher's tests, the demo and the action's
+ * end-to-end tests (point `GITHUB_API_URL` / the publisher's `apiUrl` at `url`).
+ *
+ * Routes: `GET /user`, `GET|POST /repos/:owner/:repo/issues/:number/comments` (real pagination:
+ * `per_page`, `page`, `Link`), `PATCH /repos/:owner/:repo/issues/comments/:id`. Comments live in
+ * memory. Identity comes from the `Authorization` token: a user token gets its login on `/user`; an
+ * installation token (GITHUB_TOKEN, GitHub App) gets 403 there, like the real API, and writes as
+ * `<app>[bot]` with `performed_via_github_app`; a read-only token gets 403 on writes (fork PRs).
+ * Faults: `failNext` makes the next matching requests answer with a given status. Every request is
+ * logged (method, path, query, status, who) for assertions; tokens are never logged.
+ */
+import http from 'node:http'
+import type { AddressInfo } from 'node:net'
+
+export interface Identity {
+  login: string
+  /** GITHUB_TOKEN / GitHub App installation token: 403 on GET /user, author is a Bot. */
+  installation?: boolean
+  /** The app's slug for installation identities (default `github-actions`). */
+  appSlug?: string
+  /** `read` makes every write answer 403 "Resource not accessible by integration". */
+  access?: 'read' | 'write'
+}
+
+export interface FakeUser {
+  login: string
+  id: number
+  type: 'User' | 'Bot'
+}
+
+export interface FakeComment {
+  id: number
+  node_id: string
+  url: string
+  html_url: string
+  issue_url: string
+  body: string
+  user: FakeUser
+  created_at: string
+  updated_at: string
+  author_association: string
+  performed_via_github_app: { id: number; slug: string; name: string } | null
+}
+
+export interface LoggedRequest {
+  method: string
+  /** Path without the query string, e.g. `/repos/o/r/issues/1/comments`. */
+  path: string
+  query: Record<string, string>
+  status: number
+  /** The identity's login, `null` without (or with an unknown) token. */
+  login: string | null
+  /** The parsed JSON body of writes. */
+  body?: unknown
+}
+
+export interface Fault {
+  status: number
+  /** Response body (JSON-encoded when not a string); default `{message: "fault <status>"}`. */
+  body?: unknown
+  headers?: Record<string, string>
+  /** Only requests with this method count (case-insensitive). */
+  method?: string
+  /** Only requests whose path matches count. */
+  path?: RegExp | string
+}
+
+export interface FakeGitHubOptions {
+  /** token → identity. Defaults to {@link DEFAULT_IDENTITIES}. */
+  identities?: Record<string, Identity>
+  /** Page size when the client sends no `per_page` (GitHub: 30). */
+  defaultPerPage?: number
+}
+
+export interface FakeGitHub {
+  /** Base URL, e.g. `http://127.0.0.1:41234`, for `GITHUB_API_URL`. */
+  url: string
+  requests: LoggedRequest[]
+  /** The comments of one issue or PR, oldest first (live objects). */
+  comments(owner: string, repo: string, number: number): FakeComment[]
+  /** Seed a comment as `login` (need not be a known identity). */
+  addComment(
+    owner: string,
+    repo: string,
+    number: number,
+    body: string,
+    author?: string | Identity
+  ): FakeComment
+  /** The next `times` (default 1) matching requests answer `fault.status`. */
+  failNext(fault: Fault, times?: number): void
+  /** Clear the request log (not the comments). */
+  resetLog(): void
+  close(): Promise<void>
+}
+
+export const DEFAULT_IDENTITIES: Record<string, Identity> = {
+  'user-token': { login: 'octocat' },
+  'other-user-token': { login: 'mallory' },
+  'installation-token': { login: 'github-actions[bot]', installation: true },
+  'read-only-token': { login: 'github-actions[bot]', installation: true, access: 'read' }
+}
+
+const MAX_BODY = 65536
+
+interface PendingFault extends Fault {
+  remaining: number
+}
+
+export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<FakeGitHub> {
+  const identities = options.identities ?? DEFAULT_IDENTITIES
+  const defaultPerPage = options.defaultPerPage ?? 30
+  const store = new Map<string, FakeComment[]>()
+  const userIds = new Map<string, number>()
+  const requests: LoggedRequest[] = []
+  const faults: PendingFault[] = []
+  let nextCommentId = 1000
+  let clock = Date.parse('2024-01-01T00:00:00Z')
+  let baseUrl = ''
+
+  const now = (): string => new Date((clock += 1000)).toISOString()
+  const issueKey = (owner: string, repo: string, n: number): string =>
+    `${owner.toLowerCase()}/${repo.toLowerCase()}#${n}`
+  const issueComments = (owner: string, repo: string, n: number): FakeComment[] => {
+    const key = issueKey(owner, repo, n)
+    let list = store.get(key)
+    if (!list) store.set(key, (list = []))
+    return list
+  }
+  const userFor = (identity: Identity): FakeUser => {
+    let id = userIds.get(identity.login)
+    if (id === undefined) userIds.set(identity.login, (id = 100 + userIds.size))
+    return { login: identity.login, id, type: identity.installation ? 'Bot' : 'User' }
+  }
+  const appFor = (identity: Identity): FakeComment['performed_via_github_app'] =>
+    identity.installation
+      ? {
+          id: 15368,
+          slug: identity.appSlug ?? 'github-actions',
+          name: identity.appSlug ?? 'GitHub Actions'
+        }
+      : null
+
+  const newComment = (
+    owner: string,
+    repo: string,
+    n: number,
+    body: string,
+    identity: Identity
+  ): FakeComment => {
+    const id = ++nextCommentId
+    const at = now()
+    const comment: FakeComment = {
+      id,
+      node_id: `IC_${id}`,
+      url: `${baseUrl}/repos/${owner}/${repo}/issues/comments/${id}`,
+      html_url: `https://github.com/${owner}/${repo}/issues/${n}#issuecomment-${id}`,
+      issue_url: `${baseUrl}/repos/${owner}/${repo}/issues/${n}`,
+      body,
+      user: userFor(identity),
+      created_at: at,
+      updated_at: at,
+      author_association: identity.installation ? 'NONE' : 'OWNER',
+      performed_via_github_app: appFor(identity)
+    }
+    issueComments(owner, repo, n).push(comment)
+    return comment
+  }
+
+  const findComment = (owner: string, repo: string, id: number): FakeComment | undefined => {
+    const prefix = `${owner.toLowerCase()}/${repo.toLowerCase()}#`
+    for (const [key, list] of store) {
+      if (!key.startsWith(prefix)) continue
+      const found = list.find((c) => c.id === id)
+      if (found) return found
+    }
+    return undefined
+  }
+
+  const takeFault = (method: string, path: string): PendingFault | undefined => {
+    const index = faults.findIndex(
+      (f) =>
+        (f.method === undefined || f.method.toUpperCase() === method) &&
+        (f.path === undefined || (typeof f.path === 'string' ? path === f.path : f.path.test(path)))
+    )
+    const fault = faults[index]
+    if (!fault) return undefined
+    if (--fault.remaining <= 0) faults.splice(index, 1)
+    return fault
+  }
+
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = []
+    req.on('data', (c: Buffer) => chunks.push(c))
+    req.on('end', () => {
+      const method = (req.method ?? 'GET').toUpperCase()
+      const parsed = new URL(req.url ?? '/', 'http://fake.invalid')
+      const path = parsed.pathname.replace(/\/+$/, '') || '/'
+      const query = Object.fromEntries(parsed.searchParams)
+      const auth = req.headers.authorization ?? ''
+      const token = /^(?:token|bearer)\s+(.+)$/i.exec(auth)?.[1]?.trim()
+      const identity = token !== undefined ? identities[token] : undefined
+      const entry: LoggedRequest = {
+        method,
+        path,
+        query,
+        status: 0,
+        login: identity?.login ?? null
+      }
+      requests.push(entry)
+
+      const send = (status: number, body: unknown, headers: Record<string, string> = {}): void => {
+        entry.status = status
+        const text = typeof body === 'string' ? body : JSON.stringify(body)
+        res.writeHead(status, {
+          'content-type': 'application/json; charset=utf-8',
+          'x-github-media-type': 'github.v3',
+          ...headers
+        })
+        res.end(text)
+      }
+      const error = (status: number, message: string, headers?: Record<string, string>): void =>
+        send(
+          status,
+          { message, documentation_url: 'https://docs.github.com/rest', status: String(status) },
+          headers
+        )
+
+      let body: unknown
+      if (method !== 'GET' && method !== 'HEAD' && chunks.length > 0) {
+        try {
+          body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown
+          entry.body = body
+        } catch {
+          error(400, 'Problems parsing JSON')
+          return
+        }
+      }
+
+      const fault = takeFault(method, path)
+      if (fault) {
+        send(fault.status, fault.body ?? { message: `fault ${fault.status}` }, fault.headers)
+        return
+      }
+
+      if (!identity) {
+        error(401, 'Bad credentials')
+        return
+      }
+
+      if (method === 'GET' && path === '/user') {
+        if (identity.installation) {
+          error(403, 'Resource not accessible by integration')
+          return
+        }
+        send(200, { ...userFor(identity), name: identity.login })
+        return
+      }
+
+      const list = /^\/repos\/([^/]+)\/([^/]+)\/issues\/(\d+)\/comments$/.exec(path)
+      if (list) {
+        const [, owner = '', repo = '', num = ''] = list
+        const n = Number(num)
+        if (method === 'GET') {
+          const perPage = Math.min(Math.max(Number(query.per_page ?? defaultPerPage) || 30, 1), 100)
+          const page = Math.max(Number(query.page ?? 1) || 1, 1)
+          const all = issueComments(owner, repo, n)
+          const last = Math.max(Math.ceil(all.length / perPage), 1)
+          const link = (p: number, rel: string): string => {
+            const u = new URL(`${baseUrl}${path}`)
+            u.searchParams.set('per_page', String(perPage))
+            u.searchParams.set('page', String(p))
+            return `<${u.toString()}>; rel="${rel}"`
+          }
+          const links: string[] = []
+          if (page > 1) links.push(link(page - 1, 'prev'))
+          if (page < last) links.push(link(page + 1, 'next'), link(last, 'last'))
+          if (page > 1) links.push(link(1, 'first'))
+          send(
+            200,
+            all.slice((page - 1) * perPage, page * perPage),
+            links.length > 0 ? { link: links.join(', ') } : {}
+          )
+          return
+        }
+        if (method === 'POST') {
+          if (identity.access === 'read') {
+            error(403, 'Resource not accessible by integration')
+            return
+          }
+          const text = (body as { body?: unknown } | undefined)?.body
+          if (typeof text !== 'string' || text.length === 0) {
+            error(422, 'Validation Failed')
+            return
+          }
+          if (text.length > MAX_BODY) {
+            error(422, 'Validation Failed: body is too long (maximum is 65536 characters)')
+            return
+          }
+          send(201, newComment(owner, repo, n, text, identity))
+          return
+        }
+      }
+
+      const one = /^\/repos\/([^/]+)\/([^/]+)\/issues\/comments\/(\d+)$/.exec(path)
+      if (one && method === 'PATCH') {
+        const [, owner = '', repo = '', id = ''] = one
+        const comment = findComment(owner, repo, Number(id))
+        if (!comment) {
+          error(404, 'Not Found')
+          return
+        }
+        if (identity.access === 'read') {
+          error(403, 'Resource not accessible by integration')
+          return
+        }
+        if (comment.user.login !== identity.login) {
+          // The real API lets maintainers edit others' comments; the publisher must never do it.
+          error(403, 'Must have admin rights to Repository.')
+          return
+        }
+        const text = (body as { body?: unknown } | undefined)?.body
+        if (typeof text !== 'string' || text.length === 0 || text.length > MAX_BODY) {
+          error(422, 'Validation Failed')
+          return
+        }
+        comment.body = text
+        comment.updated_at = now()
+        send(200, comment)
+        return
+      }
+
+      error(404, `Not Found: ${method} ${path}`)
+    })
+  })
+
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  baseUrl = `http://127.0.0.1:${port}`
+
+  return {
+    url: baseUrl,
+    requests,
+    comments: (owner, repo, number) => issueComments(owner, repo, number),
+    addComment: (owner, repo, number, body, author = 'someone') =>
+      newComment(
+        owner,
+        repo,
+        number,
+        body,
+        typeof author === 'string' ? { login: author } : author
+      ),
+    failNext: (fault, times = 1) => {
+      faults.push({ ...fault, remaining: times })
+    },
+    resetLog: () => {
+      requests.length = 0
+    },
+    close: async () => {
+      server.closeAllConnections()
+      await new Promise<void>((resolve) => server.close(() => resolve()))
+    }
+  }
+}
