@@ -1,0 +1,38 @@
+// Bundles the action (and the policy tool) with ncc into dist/, and copies the tree-sitter WASM
+// files the shell parser loads at run time (ncc does not follow them by itself).
+import { execFileSync } from 'node:child_process'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { createRequire } from 'node:module'
+
+const require = createRequire(import.meta.url)
+const root = path.dirname(path.dirname(new URL(import.meta.url).pathname))
+const dist = path.join(root, 'dist')
+const ncc = path.join(root, 'node_modules', '@vercel', 'ncc', 'dist', 'ncc', 'cli.js')
+
+const entries = [
+  { src: 'src/index.ts', out: 'index.js' },
+  { src: 'src/policy-cli.ts', out: 'cli.js', optional: true }
+]
+
+fs.rmSync(dist, { recursive: true, force: true })
+fs.mkdirSync(dist, { recursive: true })
+for (const entry of entries) {
+  if (entry.optional && !fs.existsSync(path.join(root, entry.src))) continue
+  const outDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ncc-'))
+  execFileSync(process.execPath, [ncc, 'build', entry.src, '-o', outDir, '--license', 'licenses.txt', '--quiet', '--target', 'es2022'], {
+    cwd: root,
+    stdio: 'inherit'
+  })
+  for (const file of fs.readdirSync(outDir)) {
+    const target = file === 'index.js' ? entry.out : file
+    fs.copyFileSync(path.join(outDir, file), path.join(dist, target))
+  }
+  fs.rmSync(outDir, { recursive: true, force: true })
+}
+for (const wasm of ['web-tree-sitter/web-tree-sitter.wasm', 'tree-sitter-bash/tree-sitter-bash.wasm']) {
+  fs.copyFileSync(require.resolve(wasm), path.join(dist, path.basename(wasm)))
+}
+fs.writeFileSync(path.join(dist, 'package.json'), JSON.stringify({ type: 'module' }) + '\n')
+console.log(`dist/: ${fs.readdirSync(dist).join(', ')}`)

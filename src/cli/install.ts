@@ -1,0 +1,91 @@
+/**
+ * Finds the Copilot CLI executable: the user's `cli-path`, or `@github/copilot@<version>` from the
+ * runner's tool cache, installing it there with npm on a miss so the next run reuses it.
+ */
+import { execFile } from 'node:child_process'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { promisify } from 'node:util'
+import * as tc from '@actions/tool-cache'
+import { UserError, messageOf } from '../errors.js'
+
+const run = promisify(execFile)
+
+export interface CliExecutable {
+  /** The file to spawn. */
+  path: string
+  /** What `--version` printed, e.g. `1.0.102`. */
+  version: string
+}
+
+const TOOL_NAME = 'copilot-cli'
+
+/** npm names the platform package like this (see @github/copilot's optionalDependencies). */
+function platformPackage(): string {
+  const platform = process.platform === 'win32' ? 'win32' : process.platform
+  return `@github/copilot-${platform}-${process.arch}`
+}
+
+/** The executable inside an npm prefix that holds @github/copilot. */
+export function executableIn(prefix: string): string | undefined {
+  const binary = path.join(prefix, 'node_modules', ...platformPackage().split('/'), process.platform === 'win32' ? 'copilot.exe' : 'copilot')
+  if (fs.existsSync(binary)) return binary
+  const loader = path.join(prefix, 'node_modules', '.bin', 'copilot')
+  return fs.existsSync(loader) ? loader : undefined
+}
+
+export async function versionOf(executable: string): Promise<string> {
+  try {
+    const { stdout } = await run(executable, ['--version'], { timeout: 60_000 })
+    const match = /(\d+\.\d+\.\d+(?:-[\w.]+)?)/.exec(stdout)
+    if (!match?.[1]) throw new Error(`unexpected output: ${stdout.slice(0, 200)}`)
+    return match[1]
+  } catch (error) {
+    throw new UserError(
+      `The Copilot CLI at '${executable}' did not run ('--version' failed: ${messageOf(error)}). Fix 'cli-path' or remove it to let the action install 'cli-version'.`
+    )
+  }
+}
+
+export interface LocateOptions {
+  cliPath?: string
+  cliVersion: string
+  log: (line: string) => void
+}
+
+export async function locateCli(options: LocateOptions): Promise<CliExecutable> {
+  if (options.cliPath) {
+    const version = await versionOf(options.cliPath)
+    options.log(`Using the Copilot CLI at ${options.cliPath} (version ${version})`)
+    return { path: options.cliPath, version }
+  }
+  const cached = tc.find(TOOL_NAME, options.cliVersion)
+  const cachedExecutable = cached ? executableIn(cached) : undefined
+  if (cachedExecutable) {
+    options.log(`Using the Copilot CLI ${options.cliVersion} from the tool cache`)
+    return { path: cachedExecutable, version: await versionOf(cachedExecutable) }
+  }
+  options.log(`Installing @github/copilot@${options.cliVersion} into the tool cache`)
+  const prefix = fs.mkdtempSync(path.join(process.env.RUNNER_TEMP || os.tmpdir(), 'copilot-cli-'))
+  try {
+    await run(
+      'npm',
+      ['install', '--prefix', prefix, '--no-save', '--no-audit', '--no-fund', '--loglevel=error', `@github/copilot@${options.cliVersion}`],
+      { timeout: 10 * 60_000 }
+    )
+  } catch (error) {
+    throw new Error(`Installing @github/copilot@${options.cliVersion} with npm failed: ${messageOf(error)}`)
+  }
+  const dir = await tc.cacheDir(prefix, TOOL_NAME, options.cliVersion)
+  fs.rmSync(prefix, { recursive: true, force: true })
+  const executable = executableIn(dir)
+  if (!executable) {
+    throw new Error(`@github/copilot@${options.cliVersion} installed, but no executable for ${process.platform}-${process.arch} was found in it`)
+  }
+  const version = await versionOf(executable)
+  if (version !== options.cliVersion) {
+    throw new Error(`Installed @github/copilot@${options.cliVersion}, but it reports version ${version}`)
+  }
+  return { path: executable, version }
+}

@@ -1,0 +1,110 @@
+/**
+ * The headless Copilot CLI as a child process: spawned in its own process group (so everything it
+ * starts can be killed with it), with a private COPILOT_HOME, and its stderr kept (redacted) for
+ * failure reports.
+ */
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
+import fs from 'node:fs'
+import path from 'node:path'
+
+export interface CliProcessOptions {
+  executable: string
+  /** Private directory: COPILOT_HOME (session state, logs, config). */
+  home: string
+  /** Token passed as COPILOT_GITHUB_TOKEN; none with BYOK. */
+  token?: string
+  /** Extra CLI arguments (e.g. `--log-level debug`). */
+  args?: string[]
+  env?: NodeJS.ProcessEnv
+}
+
+export interface CliExit {
+  code: number | null
+  signal: NodeJS.Signals | null
+}
+
+/** Environment variables that would hand the CLI credentials or settings we did not choose. */
+const STRIPPED_ENV = /^(COPILOT_|GH_TOKEN$|GITHUB_TOKEN$|GITHUB_COPILOT_|INPUT_)/
+
+export class CliProcess {
+  readonly child: ChildProcessWithoutNullStreams
+  readonly exited: Promise<CliExit>
+  private exit: CliExit | undefined
+  private readonly stderrLines: string[] = []
+  private stderrRest = ''
+
+  constructor(options: CliProcessOptions) {
+    fs.mkdirSync(options.home, { recursive: true })
+    const env: NodeJS.ProcessEnv = {}
+    for (const [key, value] of Object.entries(options.env ?? process.env)) {
+      if (!STRIPPED_ENV.test(key)) env[key] = value
+    }
+    env.COPILOT_HOME = options.home
+    if (options.token) env.COPILOT_GITHUB_TOKEN = options.token
+    this.child = spawn(
+      options.executable,
+      ['--headless', '--stdio', '--no-auto-update', '--no-auto-login', ...(options.args ?? [])],
+      { env, stdio: ['pipe', 'pipe', 'pipe'], detached: process.platform !== 'win32' }
+    )
+    this.exited = new Promise((resolve) => {
+      this.child.once('error', (error) => {
+        this.pushStderr(`spawn failed: ${error.message}\n`)
+        this.exit ??= { code: null, signal: null }
+        resolve(this.exit)
+      })
+      this.child.once('exit', (code, signal) => {
+        this.exit ??= { code, signal }
+        resolve(this.exit)
+      })
+    })
+    this.child.stderr.setEncoding('utf8')
+    this.child.stderr.on('data', (chunk: string) => this.pushStderr(chunk))
+    fs.writeFileSync(path.join(options.home, 'cli.pid'), String(this.child.pid ?? ''))
+  }
+
+  get pid(): number | undefined {
+    return this.child.pid
+  }
+
+  get hasExited(): boolean {
+    return this.exit !== undefined
+  }
+
+  /** The last lines the CLI wrote to stderr (unredacted: callers redact). */
+  lastStderr(count = 20): string[] {
+    const tail = this.stderrRest ? [...this.stderrLines, this.stderrRest] : this.stderrLines
+    return tail.slice(-count)
+  }
+
+  private pushStderr(chunk: string): void {
+    const parts = (this.stderrRest + chunk).split('\n')
+    this.stderrRest = parts.pop() ?? ''
+    for (const line of parts) if (line.trim() !== '') this.stderrLines.push(line)
+    if (this.stderrLines.length > 200) this.stderrLines.splice(0, this.stderrLines.length - 200)
+  }
+
+  /** Kill the CLI and its whole process group: SIGTERM, then SIGKILL after `graceMs`. */
+  async kill(graceMs = 3000): Promise<CliExit> {
+    if (this.exit) {
+      this.killGroup('SIGKILL') // anything it left running in its group
+      return this.exit
+    }
+    this.killGroup('SIGTERM')
+    const timer = setTimeout(() => this.killGroup('SIGKILL'), graceMs)
+    const exit = await this.exited
+    clearTimeout(timer)
+    this.killGroup('SIGKILL')
+    return exit
+  }
+
+  private killGroup(signal: NodeJS.Signals): void {
+    const pid = this.child.pid
+    if (pid === undefined) return
+    try {
+      if (process.platform === 'win32') this.child.kill(signal)
+      else process.kill(-pid, signal)
+    } catch {
+      // already gone
+    }
+  }
+}

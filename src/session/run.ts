@@ -1,0 +1,337 @@
+/**
+ * Drives one autopilot run of a Copilot CLI session: create, set the mode, answer every permission
+ * request from the policy, send the prompt, and wait until the agent finishes, fails, hangs, times
+ * out or is cancelled. Everything the run observes goes to a RunObserver (the report builder).
+ */
+import type { Connection } from '../cli/connection.js'
+import {
+  CreateSessionResult,
+  PlanReadResult,
+  ReadTodosResult,
+  SendResult,
+  UsageMetrics,
+  dataOf,
+  type PermissionAnswer,
+  type PermissionRequest,
+  type SessionEvent,
+  type Todo
+} from '../cli/protocol.js'
+import { messageOf } from '../errors.js'
+import type { Decision, Policy } from '../policy/types.js'
+import { feedbackFor } from '../policy/index.js'
+import type { CommandRecord, RunStatus } from '../reporting/types.js'
+import { z } from 'zod'
+import { checkAuth } from './auth.js'
+
+export interface Logger {
+  info(line: string): void
+  warning(line: string): void
+  debug(line: string): void
+}
+
+/** What the driver tells the report. The ReportBuilder implements it. */
+export interface RunObserver {
+  onEvent(event: SessionEvent): void
+  onDecision(requestId: string, request: PermissionRequest, decision: Decision): void
+  onCommand(record: CommandRecord): void
+  setSessionId(sessionId: string): void
+  setPlan(content: string | null): void
+  setTodos(todos: Todo[]): void
+  setMetrics(metrics: UsageMetrics): void
+}
+
+export interface RunOptions {
+  connection: Connection
+  policy: Policy
+  observer: RunObserver
+  log: Logger
+  prompt: string
+  workingDirectory: string
+  model?: string
+  provider?: { type: string; baseUrl: string; apiKey?: string }
+  /** Check the GitHub sign-in before prompting (off with BYOK, which needs none). */
+  checkAuth: boolean
+  maxAutopilotContinues: number
+  timeoutMs: number
+  idleTimeoutMs: number
+  /** Aborted when the runner cancels the job. */
+  signal: AbortSignal
+  /** Resolves, with a description, if the CLI process exits during the run. */
+  cliExited: Promise<string>
+}
+
+export interface RunOutcome {
+  status: RunStatus
+  sessionId: string | null
+  summary: string | null
+  error?: { message: string; type?: string }
+}
+
+/** Why waiting for the agent ended. */
+type Ending =
+  | { kind: 'idle' }
+  | { kind: 'timeout' }
+  | { kind: 'hang'; quietMs: number }
+  | { kind: 'cancelled' }
+  | { kind: 'cli-exit'; message: string }
+
+const FINALIZE_TIMEOUT_MS = 15_000
+
+export class Run {
+  private sessionId: string | null = null
+  private summary: string | null = null
+  private taskCompleted = false
+  private autopilotStopReason: string | undefined
+  private sessionError: { message: string; type?: string } | undefined
+  private readonly answered = new Set<string>()
+  private readonly pending = new Set<Promise<unknown>>()
+  private lastEventAt = Date.now()
+  private busy = false
+  private idleSignal: (() => void) | undefined
+  private todosReading = false
+  private todosDirty = false
+
+  constructor(private readonly options: RunOptions) {}
+
+  async execute(): Promise<RunOutcome> {
+    const { connection, log } = this.options
+    const unsubscribe = connection.onEvent((_sessionId, event) => this.onEvent(event))
+    try {
+      const created = await connection.request(
+        'session.create',
+        {
+          ...(this.options.model ? { model: this.options.model } : {}),
+          workingDirectory: this.options.workingDirectory,
+          requestPermission: true,
+          streaming: false,
+          autopilot: { maxContinues: this.options.maxAutopilotContinues },
+          ...(this.options.provider ? { provider: this.options.provider } : {})
+        },
+        CreateSessionResult
+      )
+      this.sessionId = created.sessionId
+      this.options.observer.setSessionId(created.sessionId)
+      log.info(`Session ${created.sessionId} created`)
+      if (this.options.checkAuth) {
+        const login = await checkAuth(connection, created.sessionId)
+        log.info(`Signed in to Copilot${login ? ` as ${login}` : ''}`)
+      }
+
+      await connection.request('session.mode.set', { sessionId: created.sessionId, mode: 'autopilot' }, z.unknown())
+      if (this.options.signal.aborted) return this.outcome('cancelled')
+
+      this.busy = true
+      this.lastEventAt = Date.now()
+      await connection.request('session.send', { sessionId: created.sessionId, prompt: this.options.prompt }, SendResult)
+      log.info('Prompt sent; the agent is working in autopilot')
+
+      const ending = await this.waitForEnd()
+      return await this.finish(ending)
+    } finally {
+      unsubscribe()
+      await Promise.allSettled([...this.pending])
+    }
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Events
+
+  private onEvent(event: SessionEvent): void {
+    this.lastEventAt = Date.now()
+    this.options.observer.onEvent(event)
+    switch (event.type) {
+      case 'permission.requested': {
+        const data = dataOf(event, 'permission.requested')
+        if (data) this.answerPermission(data.requestId, data.permissionRequest)
+        else this.options.log.warning('A permission request could not be read; it stays unanswered and the run will time out.')
+        break
+      }
+      case 'session.task_complete': {
+        const data = dataOf(event, 'session.task_complete')
+        this.taskCompleted = data?.success !== false
+        this.summary = data?.summary ?? this.summary
+        break
+      }
+      case 'session.autopilot_stopped':
+        this.autopilotStopReason = dataOf(event, 'session.autopilot_stopped')?.reason
+        break
+      case 'session.error': {
+        const data = dataOf(event, 'session.error')
+        this.sessionError = {
+          message: data?.message ?? 'the session reported an error',
+          ...(data?.errorType ? { type: data.errorType } : {})
+        }
+        this.options.log.warning(`Session error (${data?.errorType ?? 'unknown'}): ${data?.message ?? ''}`)
+        break
+      }
+      case 'session.todos_changed':
+        this.refreshTodos()
+        break
+      case 'session.idle':
+        this.busy = false
+        this.idleSignal?.()
+        break
+      default:
+        break
+    }
+  }
+
+  private answerPermission(requestId: string, request: PermissionRequest): void {
+    if (this.answered.has(requestId)) return
+    this.answered.add(requestId)
+    let decision: Decision
+    try {
+      decision = this.options.policy.decide(request)
+    } catch (error) {
+      // The policy engine failing is a bug; it must still never allow.
+      decision = { decision: 'deny', rule: 'policy-error', reason: messageOf(error), kind: request.kind, subject: request.kind }
+    }
+    this.options.observer.onDecision(requestId, request, decision)
+    const verdict = decision.decision === 'allow' ? 'allowed' : 'DENIED'
+    this.options.log.info(`Permission ${verdict} by rule "${decision.rule}": ${decision.kind} ${decision.subject}`)
+    const result: PermissionAnswer =
+      decision.decision === 'allow' ? { kind: 'approve-once' } : { kind: 'reject', feedback: feedbackFor(decision) }
+    this.track(
+      this.options.connection
+        .request('session.permissions.handlePendingPermissionRequest', { sessionId: this.sessionId, requestId, result }, z.unknown())
+        .catch((error: unknown) => this.options.log.warning(`Answering permission request ${requestId} failed: ${messageOf(error)}`))
+    )
+  }
+
+  private refreshTodos(): void {
+    if (!this.sessionId) return
+    if (this.todosReading) {
+      this.todosDirty = true
+      return
+    }
+    this.todosReading = true
+    this.track(
+      this.readTodos().finally(() => {
+        this.todosReading = false
+        if (this.todosDirty) {
+          this.todosDirty = false
+          this.refreshTodos()
+        }
+      })
+    )
+  }
+
+  private async readTodos(): Promise<void> {
+    try {
+      const todos = await this.options.connection.request('session.plan.readSqlTodos', { sessionId: this.sessionId }, ReadTodosResult, 10_000)
+      this.options.observer.setTodos(todos.rows)
+    } catch (error) {
+      this.options.log.debug(`Reading the todo list failed: ${messageOf(error)}`)
+    }
+  }
+
+  private track(promise: Promise<unknown>): void {
+    this.pending.add(promise)
+    void promise.finally(() => this.pending.delete(promise))
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Waiting and finishing
+
+  private waitForEnd(): Promise<Ending> {
+    const { signal, timeoutMs, idleTimeoutMs } = this.options
+    return new Promise<Ending>((resolve) => {
+      const timers: NodeJS.Timeout[] = []
+      const done = (ending: Ending): void => {
+        for (const timer of timers) clearTimeout(timer)
+        clearInterval(watchdog)
+        signal.removeEventListener('abort', onAbort)
+        this.idleSignal = undefined
+        resolve(ending)
+      }
+      const onAbort = (): void => done({ kind: 'cancelled' })
+      if (signal.aborted) return done({ kind: 'cancelled' })
+      signal.addEventListener('abort', onAbort)
+      this.idleSignal = () => done({ kind: 'idle' })
+      if (!this.busy) return done({ kind: 'idle' })
+      timers.push(setTimeout(() => done({ kind: 'timeout' }), timeoutMs))
+      const watchdog = setInterval(() => {
+        const quietMs = Date.now() - this.lastEventAt
+        if (this.busy && quietMs >= idleTimeoutMs) done({ kind: 'hang', quietMs })
+      }, Math.min(5_000, Math.max(100, idleTimeoutMs / 4)))
+      void this.options.cliExited.then((message) => done({ kind: 'cli-exit', message }))
+    })
+  }
+
+  private async finish(ending: Ending): Promise<RunOutcome> {
+    const { log } = this.options
+    switch (ending.kind) {
+      case 'cli-exit':
+        return this.outcome('failed', { message: ending.message, type: 'cli-exit' })
+      case 'cancelled':
+        log.warning('The run was cancelled; aborting the session')
+        await this.abort()
+        await this.collect()
+        return this.outcome('cancelled', { message: 'The workflow run was cancelled.', type: 'cancelled' })
+      case 'timeout':
+        log.warning(`The run reached timeout-minutes (${Math.round(this.options.timeoutMs / 60_000)} min); aborting the session`)
+        await this.abort()
+        await this.collect()
+        return this.outcome('timed-out', { message: `The agent did not finish within ${formatMinutes(this.options.timeoutMs)} (timeout-minutes).`, type: 'timeout' })
+      case 'hang':
+        log.warning(`No event from the agent for ${formatMinutes(ending.quietMs)}; treating it as a hang`)
+        await this.abort()
+        await this.collect()
+        return this.outcome('timed-out', {
+          message: `The agent went silent: no event for ${formatMinutes(ending.quietMs)} while it was working (idle-timeout-minutes). The model endpoint may be hanging.`,
+          type: 'hang'
+        })
+      case 'idle':
+        await this.collect()
+        if (this.taskCompleted) return this.outcome('completed')
+        if (this.sessionError) return this.outcome('failed', this.sessionError)
+        return this.outcome('incomplete', {
+          message:
+            this.autopilotStopReason === 'cap_reached'
+              ? `The agent stopped without calling task_complete after the maximum number of autopilot continues (${this.options.maxAutopilotContinues}).`
+              : `The agent stopped without calling task_complete${this.autopilotStopReason ? ` (autopilot stopped: ${this.autopilotStopReason})` : ''}.`,
+          type: this.autopilotStopReason ?? 'stopped'
+        })
+    }
+  }
+
+  private async abort(): Promise<void> {
+    if (!this.sessionId || this.options.connection.isClosed) return
+    try {
+      await this.options.connection.request('session.abort', { sessionId: this.sessionId }, z.unknown(), 5_000)
+    } catch (error) {
+      this.options.log.debug(`session.abort failed: ${messageOf(error)}`)
+    }
+  }
+
+  /** Read the plan, the todos and the metrics, then shut the session down (emits its metrics). */
+  private async collect(): Promise<void> {
+    const { connection, observer, log } = this.options
+    if (!this.sessionId || connection.isClosed) return
+    const sessionId = this.sessionId
+    const attempt = async <T>(what: string, work: () => Promise<T>): Promise<void> => {
+      try {
+        await work()
+      } catch (error) {
+        log.debug(`${what} failed: ${messageOf(error)}`)
+      }
+    }
+    await attempt('Reading the plan', async () => {
+      const plan = await connection.request('session.plan.read', { sessionId }, PlanReadResult, FINALIZE_TIMEOUT_MS)
+      observer.setPlan(plan.exists ? (plan.content ?? null) : null)
+    })
+    await attempt('Reading the todo list', () => this.readTodos())
+    await attempt('Reading the usage metrics', async () => {
+      observer.setMetrics(await connection.request('session.usage.getMetrics', { sessionId }, UsageMetrics, FINALIZE_TIMEOUT_MS))
+    })
+    await attempt('Shutting the session down', () => connection.request('session.shutdown', { sessionId }, z.unknown(), FINALIZE_TIMEOUT_MS))
+  }
+
+  private outcome(status: RunStatus, error?: { message: string; type?: string }): RunOutcome {
+    return { status, sessionId: this.sessionId, summary: this.summary, ...(error ? { error } : {}) }
+  }
+}
+
+function formatMinutes(ms: number): string {
+  return ms >= 60_000 ? `${Math.round((ms / 60_000) * 10) / 10} min` : `${Math.round(ms / 1000)} s`
+}

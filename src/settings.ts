@@ -1,0 +1,174 @@
+/**
+ * Turns the action's raw inputs into one typed, validated Settings value (like actions/checkout's
+ * input-helper). Nothing else reads inputs.
+ */
+import fs from 'node:fs'
+import path from 'node:path'
+import { z } from 'zod'
+import { UserError } from './errors.js'
+
+/** The Copilot CLI version this action is tested against and installs by default. */
+export const DEFAULT_CLI_VERSION = '1.0.102'
+export const DEFAULT_POLICY_PATH = '.github/copilot-policy.yml'
+
+export interface Provider {
+  type: 'openai' | 'azure' | 'anthropic'
+  baseUrl: string
+  apiKey?: string
+}
+
+export interface Settings {
+  prompt: string
+  /** Where the prompt came from, for messages: `input` or the prompt file's path. */
+  promptSource: string
+  policyPath: string
+  model?: string
+  /** Token for the CLI (COPILOT_GITHUB_TOKEN); empty with BYOK. */
+  copilotToken?: string
+  githubToken?: string
+  provider?: Provider
+  cliVersion: string
+  cliPath?: string
+  workingDirectory: string
+  timeoutMs: number
+  maxAutopilotContinues: number
+  planFirst: boolean
+  setupCommands: string[]
+  verifyCommands: string[]
+  commandTimeoutMs: number
+  /** No event for this long while the agent is busy counts as a hang. */
+  idleTimeoutMs: number
+  comment: 'update' | 'new' | 'off'
+  commentKey: string
+  issueNumber?: number
+  reportPath: string
+  /** Private scratch directory for this run (COPILOT_HOME, logs). */
+  tempDir: string
+  /** Every secret value the action knows, to redact from logs, comments and outputs. */
+  secrets: string[]
+}
+
+/** Reads one input the way @actions/core does: INPUT_<NAME> with spaces as underscores. */
+export type InputReader = (name: string) => string
+
+export function envInputReader(env: NodeJS.ProcessEnv = process.env): InputReader {
+  return (name) => (env[`INPUT_${name.replace(/ /g, '_').toUpperCase()}`] ?? '').trim()
+}
+
+function positiveNumber(name: string, raw: string, fallback: number, integer = false): number {
+  if (raw === '') return fallback
+  const schema = integer ? z.coerce.number().int().min(0) : z.coerce.number().positive()
+  const parsed = schema.safeParse(raw)
+  if (!parsed.success) {
+    throw new UserError(
+      `Input '${name}' must be a ${integer ? 'whole number ≥ 0' : 'positive number'}, got '${raw}'. Fix the 'with:' block of the step.`
+    )
+  }
+  return parsed.data
+}
+
+function lines(raw: string): string[] {
+  return raw
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter((line) => line !== '' && !line.startsWith('#'))
+}
+
+function oneOf<T extends string>(name: string, raw: string, allowed: readonly T[], fallback: T): T {
+  if (raw === '') return fallback
+  if ((allowed as readonly string[]).includes(raw)) return raw as T
+  throw new UserError(`Input '${name}' must be one of ${allowed.join(', ')}; got '${raw}'.`)
+}
+
+export function readSettings(
+  input: InputReader,
+  env: NodeJS.ProcessEnv = process.env
+): Settings {
+  const workspace = env.GITHUB_WORKSPACE || process.cwd()
+  const workingDirectory = path.resolve(workspace, input('working-directory') || '.')
+  if (!fs.existsSync(workingDirectory) || !fs.statSync(workingDirectory).isDirectory()) {
+    throw new UserError(
+      `Input 'working-directory' is '${workingDirectory}', which is not a directory. Check out the repository first (actions/checkout) or fix the path.`
+    )
+  }
+
+  const promptInput = input('prompt')
+  const promptFile = input('prompt-file')
+  if ((promptInput === '') === (promptFile === '')) {
+    throw new UserError(
+      "Give exactly one of the inputs 'prompt' or 'prompt-file' (the task for the agent)."
+    )
+  }
+  let prompt = promptInput
+  let promptSource = 'input'
+  if (promptFile !== '') {
+    const file = path.resolve(workspace, promptFile)
+    if (!fs.existsSync(file)) {
+      throw new UserError(`Input 'prompt-file' names '${file}', which does not exist.`)
+    }
+    prompt = fs.readFileSync(file, 'utf8').trim()
+    promptSource = file
+    if (prompt === '') throw new UserError(`The prompt file '${file}' is empty.`)
+  }
+
+  const providerType = input('provider-type')
+  const providerBaseUrl = input('provider-base-url')
+  const providerApiKey = input('provider-api-key')
+  let provider: Provider | undefined
+  if (providerType !== '' || providerBaseUrl !== '') {
+    const type = oneOf('provider-type', providerType, ['openai', 'azure', 'anthropic'], 'openai')
+    if (!z.url().safeParse(providerBaseUrl).success) {
+      throw new UserError(
+        `Input 'provider-base-url' must be the URL of your model endpoint (BYOK), got '${providerBaseUrl}'.`
+      )
+    }
+    provider = { type, baseUrl: providerBaseUrl, ...(providerApiKey ? { apiKey: providerApiKey } : {}) }
+  }
+
+  const model = input('model') || undefined
+  if (provider && !model) {
+    throw new UserError("With a BYOK provider, set the input 'model' to the model's name at that provider.")
+  }
+
+  const githubToken = input('github-token') || undefined
+  const copilotToken = input('copilot-token') || githubToken
+  const cliPath = input('cli-path') || undefined
+  if (cliPath && !fs.existsSync(cliPath)) {
+    throw new UserError(`Input 'cli-path' names '${cliPath}', which does not exist.`)
+  }
+  const cliVersion = input('cli-version') || DEFAULT_CLI_VERSION
+  if (!/^\d+\.\d+\.\d+(-[\w.]+)?$/.test(cliVersion)) {
+    throw new UserError(`Input 'cli-version' must be an exact version such as ${DEFAULT_CLI_VERSION}, got '${cliVersion}'.`)
+  }
+
+  const runnerTemp = env.RUNNER_TEMP || path.join(workspace, '..', '.runner-temp')
+  const tempDir = path.join(runnerTemp, `copilot-autopilot-${env.GITHUB_RUN_ID ?? 'local'}-${process.pid}`)
+  const issueNumberRaw = input('issue-number')
+  const issueNumber = issueNumberRaw === '' ? undefined : positiveNumber('issue-number', issueNumberRaw, 0, true)
+
+  return {
+    prompt,
+    promptSource,
+    policyPath: path.resolve(workspace, input('policy') || DEFAULT_POLICY_PATH),
+    model,
+    copilotToken: provider ? undefined : copilotToken,
+    githubToken,
+    provider,
+    cliVersion,
+    cliPath: cliPath ? path.resolve(cliPath) : undefined,
+    workingDirectory,
+    timeoutMs: positiveNumber('timeout-minutes', input('timeout-minutes'), 30) * 60_000,
+    maxAutopilotContinues: positiveNumber('max-autopilot-continues', input('max-autopilot-continues'), 10, true),
+    planFirst: oneOf('plan-first', input('plan-first'), ['true', 'false'], 'false') === 'true',
+    setupCommands: lines(input('setup-commands')),
+    verifyCommands: lines(input('verify-commands')),
+    commandTimeoutMs: positiveNumber('command-timeout-seconds', input('command-timeout-seconds'), 600) * 1000,
+    idleTimeoutMs: positiveNumber('idle-timeout-minutes', input('idle-timeout-minutes'), 10) * 60_000,
+    comment: oneOf('comment', input('comment'), ['update', 'new', 'off'], 'update'),
+    commentKey: input('comment-key') || 'default',
+    issueNumber,
+    reportPath: path.resolve(workspace, input('report-path') || path.join(tempDir, 'report.json')),
+    tempDir,
+    secrets: [copilotToken, githubToken, providerApiKey].filter((s): s is string => !!s && s.length >= 4)
+  }
+}

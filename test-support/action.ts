@@ -1,0 +1,170 @@
+/**
+ * Runs the action the way the runner does: a child process with INPUT_* variables, GITHUB_OUTPUT,
+ * GITHUB_STEP_SUMMARY, GITHUB_WORKSPACE and RUNNER_TEMP, then reads back what it wrote.
+ */
+import { spawn } from 'node:child_process'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import type { Report } from '../src/reporting/types.js'
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
+
+/** The real Copilot CLI binary from the pinned devDependency. */
+export function cliBinary(): string {
+  const platformBinary = path.join(ROOT, 'node_modules', '@github', `copilot-${process.platform}-${process.arch}`, 'copilot')
+  return fs.existsSync(platformBinary) ? platformBinary : path.join(ROOT, 'node_modules', '.bin', 'copilot')
+}
+
+export interface Workspace {
+  dir: string
+  runnerTemp: string
+  write(file: string, content: string): void
+  read(file: string): string | undefined
+  cleanup(): void
+}
+
+export function makeWorkspace(files: Record<string, string> = {}): Workspace {
+  const base = fs.mkdtempSync(path.join(os.tmpdir(), 'autopilot-e2e-'))
+  const dir = path.join(base, 'workspace')
+  const runnerTemp = path.join(base, 'runner-temp')
+  fs.mkdirSync(dir, { recursive: true })
+  fs.mkdirSync(runnerTemp, { recursive: true })
+  const ws: Workspace = {
+    dir,
+    runnerTemp,
+    write(file, content) {
+      const full = path.join(dir, file)
+      fs.mkdirSync(path.dirname(full), { recursive: true })
+      fs.writeFileSync(full, content)
+    },
+    read(file) {
+      const full = path.resolve(dir, file)
+      return fs.existsSync(full) ? fs.readFileSync(full, 'utf8') : undefined
+    },
+    cleanup() {
+      fs.rmSync(base, { recursive: true, force: true })
+    }
+  }
+  for (const [file, content] of Object.entries(files)) ws.write(file, content)
+  return ws
+}
+
+export interface ActionResult {
+  exitCode: number | null
+  stdout: string
+  stderr: string
+  outputs: Record<string, string>
+  summary: string
+  report: Report | undefined
+  /** PIDs of every Copilot CLI the run started (from cli.pid files). */
+  cliPids: number[]
+}
+
+/** Parses the runner's GITHUB_OUTPUT file (`name<<delimiter ... delimiter`). */
+export function parseOutputFile(text: string): Record<string, string> {
+  const outputs: Record<string, string> = {}
+  const lines = text.split('\n')
+  for (let i = 0; i < lines.length; i++) {
+    const match = /^([^<=]+)<<(.+)$/.exec(lines[i] ?? '')
+    if (!match?.[1] || !match[2]) continue
+    const value: string[] = []
+    for (i++; i < lines.length && lines[i] !== match[2]; i++) value.push(lines[i] ?? '')
+    outputs[match[1]] = value.join('\n')
+  }
+  return outputs
+}
+
+export interface RunActionOptions {
+  workspace: Workspace
+  inputs: Record<string, string>
+  env?: Record<string, string>
+  /** `dist` runs the committed bundle; `src` runs the TypeScript sources through tsx. */
+  entry?: 'dist' | 'src'
+  /** Called with the child once it runs (to send signals). */
+  onSpawn?: (child: import('node:child_process').ChildProcess) => void
+  killAfterMs?: number
+}
+
+export async function runAction(options: RunActionOptions): Promise<ActionResult> {
+  const { workspace } = options
+  const outputFile = path.join(workspace.runnerTemp, `output-${Date.now()}`)
+  const summaryFile = path.join(workspace.runnerTemp, `summary-${Date.now()}`)
+  fs.writeFileSync(outputFile, '')
+  fs.writeFileSync(summaryFile, '')
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    GITHUB_WORKSPACE: workspace.dir,
+    RUNNER_TEMP: workspace.runnerTemp,
+    RUNNER_TOOL_CACHE: path.join(workspace.runnerTemp, 'tool-cache'),
+    GITHUB_OUTPUT: outputFile,
+    GITHUB_STEP_SUMMARY: summaryFile,
+    GITHUB_RUN_ID: '4242',
+    GITHUB_REPOSITORY: 'octo/repo',
+    GITHUB_SERVER_URL: 'https://github.com',
+    INPUT_CLI_PATH: cliBinary(),
+    ...options.env
+  }
+  for (const [name, value] of Object.entries(options.inputs)) {
+    env[`INPUT_${name.replace(/ /g, '_').toUpperCase()}`] = value
+  }
+  const entry = options.entry ?? 'src'
+  const args =
+    entry === 'dist'
+      ? [path.join(ROOT, 'dist', 'index.js')]
+      : ['--import', 'tsx', path.join(ROOT, 'src', 'index.ts')]
+  const child = spawn(process.execPath, args, { cwd: workspace.dir, env, stdio: ['ignore', 'pipe', 'pipe'] })
+  let stdout = ''
+  let stderr = ''
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d))
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d))
+  options.onSpawn?.(child)
+  const exitCode = await new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)))
+
+  const outputs = parseOutputFile(fs.readFileSync(outputFile, 'utf8'))
+  const reportPath = outputs['report-path']
+  const report =
+    reportPath && fs.existsSync(reportPath) ? (JSON.parse(fs.readFileSync(reportPath, 'utf8')) as Report) : undefined
+  const cliPids: number[] = []
+  for (const entryName of fs.readdirSync(workspace.runnerTemp)) {
+    const pidFile = path.join(workspace.runnerTemp, entryName, 'copilot-home', 'cli.pid')
+    if (fs.existsSync(pidFile)) cliPids.push(Number(fs.readFileSync(pidFile, 'utf8')))
+  }
+  return { exitCode, stdout, stderr, outputs, summary: fs.readFileSync(summaryFile, 'utf8'), report, cliPids }
+}
+
+/** True when a process (or, with `group`, any process of its group) is still alive. */
+export function isAlive(pid: number, group = false): boolean {
+  try {
+    process.kill(group ? -pid : pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** Waits until none of the processes (and their groups) is alive; returns the ones still alive. */
+export async function waitGone(pids: number[], timeoutMs = 5000): Promise<number[]> {
+  const deadline = Date.now() + timeoutMs
+  let alive = pids.filter((pid) => isAlive(pid) || isAlive(pid, true))
+  while (alive.length > 0 && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 100))
+    alive = alive.filter((pid) => isAlive(pid) || isAlive(pid, true))
+  }
+  return alive
+}
+
+export const EXAMPLE_POLICY = `version: 1
+default: deny
+rules:
+  - id: no-push
+    decision: deny
+    reason: pushing is the workflow's job
+    shell: ["git push*"]
+  - { id: tests, decision: allow, shell: ["npm test*", "npm run *", "git status", "git diff*", "echo *", "cat *", "ls*"] }
+  - { id: sources, decision: allow, write: ["src/**", "*.md"] }
+  - { id: workflows, decision: deny, write: [".github/**"] }
+  - { id: read-all, decision: allow, read: ["**"] }
+`
