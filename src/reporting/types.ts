@@ -14,6 +14,16 @@ export interface ToolCallRecord {
   durationMs: number | null
   /** Short, redacted detail for notable calls: the shell command, the error message. */
   detail?: string
+  /** Why a failed call failed (`denied: ...`, `failure: ...`), short and redacted. */
+  error?: string
+}
+
+/** Aggregate figures for one tool name, over every call (also those not kept in `tools`). */
+export interface ToolStats {
+  calls: number
+  succeeded: number
+  failed: number
+  durationMs: number
 }
 
 export interface PermissionRecord {
@@ -79,4 +89,16 @@ export interface Report {
   metrics: Metrics
   /** The last things the agent did, for failure details (assistant text, tool starts). */
   lastActivity: string[]
+  /** Why autopilot stopped, as the CLI said (`task_complete`, `cap_reached`, `error`). */
+  stopReason?: string
+  /** The agent's working directory, to show modified files relative to it. */
+  workingDirectory?: string
+  /** Per tool name, over every call. `tools` may keep only a bounded subset of the calls. */
+  toolStats?: Record<string, ToolStats>
+  /** How many tool call records were dropped from `tools` to bound memory (failures are kept). */
+  toolsOmitted?: number
+  /** Allowed / denied counts per permission kind, over every decision. */
+  permissionCounts?: Record<string, { allow: number; deny: number }>
+  /** How many permission records were dropped from `permissions` (denials are kept first). */
+  permissionsOmitted?: number
 }
