@@ -98,6 +98,7 @@ export const DEFAULT_IDENTITIES: Record<string, Identity> = {
   'user-token': { login: 'octocat' },
   'other-user-token': { login: 'mallory' },
   'installation-token': { login: 'github-actions[bot]', installation: true },
+  'app-token': { login: 'autopilot-app[bot]', installation: true, appSlug: 'autopilot-app' },
   'read-only-token': { login: 'github-actions[bot]', installation: true, access: 'read' }
 }
 

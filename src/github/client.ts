@@ -6,6 +6,7 @@
  */
 import { getOctokit } from '@actions/github'
 import { retry } from '@octokit/plugin-retry'
+import type { ThrottlingOptions } from '@octokit/plugin-throttling'
 import { throttling } from '@octokit/plugin-throttling'
 
 export type GitHubClient = ReturnType<typeof getOctokit>
@@ -36,6 +37,29 @@ export interface ClientOptions {
    * notification-triggering writes such as new comments 3 s apart). Default `copilot-autopilot`.
    */
   throttleId?: string
+  /**
+   * Space writes as GitHub recommends (default true). Tests turn it off: with it, every write waits
+   * up to 3 s after the previous one.
+   */
+  spaceWrites?: boolean
+}
+
+type ThrottleGroup = NonNullable<ThrottlingOptions['write']>
+
+/**
+ * A throttling group that never waits. The plugin only calls `group.key(id).schedule(options, fn)`
+ * (Bottleneck's Group and limiter API) on it; this runs `fn` at once.
+ */
+function unspacedGroup(): ThrottleGroup {
+  const limiter = {
+    // schedule([options,] fn, ...args), as in Bottleneck.
+    schedule: (...args: unknown[]): Promise<unknown> => {
+      const at = typeof args[0] === 'function' ? 0 : 1
+      const fn = args[at] as (...a: unknown[]) => unknown
+      return Promise.resolve().then(() => fn(...args.slice(at + 1)))
+    }
+  }
+  return { key: () => limiter } as unknown as ThrottleGroup
 }
 
 const noopLog: ClientLog = { debug: () => undefined, warning: () => undefined }
@@ -63,6 +87,9 @@ export function createGitHubClient(options: ClientOptions): GitHubClient {
       retry: { retries: options.retries ?? 3, retryAfterBaseValue: delayMs },
       throttle: {
         id: options.throttleId ?? 'copilot-autopilot',
+        ...(options.spaceWrites === false
+          ? { write: unspacedGroup(), notifications: unspacedGroup() }
+          : {}),
         retryAfterBaseValue: delayMs,
         onSecondaryRateLimit: (retryAfter, o, _octokit, retryCount) => {
           const retrying = retryCount < rateLimitRetries && retryAfter <= maxWait
