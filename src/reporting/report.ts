@@ -517,17 +517,18 @@ export class ReportBuilder {
       }
     }
     if (modelMetrics !== undefined && wins(this.models)) {
-      const models: Record<string, ModelUsage> = {}
+      // A Map, then fromEntries: model names are untrusted (`__proto__` must stay a plain key).
+      const models = new Map<string, ModelUsage>()
       for (const [name, metric] of Object.entries(modelMetrics)) {
-        models[this.clean(clip(name, 100))] = {
+        models.set(this.clean(clip(name, 100)), {
           requests: metric.requests?.count ?? 0,
           inputTokens: metric.usage?.inputTokens ?? 0,
           outputTokens: metric.usage?.outputTokens ?? 0,
           cacheReadTokens: metric.usage?.cacheReadTokens ?? 0,
           cacheWriteTokens: metric.usage?.cacheWriteTokens ?? 0
-        }
+        })
       }
-      this.models = { value: models, source }
+      this.models = { value: Object.fromEntries(models), source }
     }
     if (this.model === null && currentModel) this.model = this.clean(clip(currentModel, 100))
   }

@@ -84,12 +84,13 @@ export function redactDeep(
         if (v.length > maxArray) items.push(`[${v.length - maxArray} more items]`)
         return items
       }
-      const out: Record<string, unknown> = {}
+      // Entries, then fromEntries: a `__proto__` key stays a plain own key.
+      const entries: [string, unknown][] = []
       for (const [key, item] of Object.entries(v)) {
         const mapped = walk(item, depth + 1)
-        if (mapped !== undefined) out[text(key)] = mapped
+        if (mapped !== undefined) entries.push([text(key), mapped])
       }
-      return out
+      return Object.fromEntries(entries)
     } finally {
       seen.delete(v)
     }
@@ -159,24 +160,38 @@ export function neutralizeMarkdown(text: string): string {
 }
 
 /**
- * Untrusted text on one line (a table cell, a list item, a `<summary>`): neutralized, newlines
- * and runs of whitespace collapsed, table pipes escaped, cut to `max` characters.
+ * Untrusted text on one line (a list item, a table cell): neutralized, newlines and runs of
+ * whitespace collapsed, cut to `max` characters. In a table cell, pass it through `tableCell`.
  */
 export function inlineText(text: string, max = 200): string {
   const oneLine = stripUnsafeChars(text).replace(/\s+/g, ' ').trim()
-  return neutralizeMarkdown(clip(oneLine, max)).replace(/\|/g, '\\|')
+  return neutralizeMarkdown(clip(oneLine, max))
 }
 
 /**
- * Untrusted text as an inline code span on one line: backtick fence longer than any run inside,
- * table pipes escaped. Inside a code span nothing links, pings or renders as HTML.
+ * Untrusted text as an inline code span on one line, with a backtick fence longer than any run
+ * inside. Inside a code span nothing links, pings or renders as HTML. In a table cell, pass the
+ * result through `tableCell`.
  */
 export function codeSpan(text: string, max = 200): string {
-  const oneLine = clip(stripUnsafeChars(text).replace(/\s+/g, ' ').trim(), max)
+  const oneLine = clip(breakCommentOpeners(stripUnsafeChars(text)).replace(/\s+/g, ' ').trim(), max)
   if (oneLine === '') return '` `'
   const fence = '`'.repeat(longestRun(oneLine, '`') + 1)
   const pad = oneLine.startsWith('`') || oneLine.endsWith('`') ? ' ' : ''
-  return `${fence}${pad}${oneLine.replace(/\|/g, '\\|')}${pad}${fence}`
+  return `${fence}${pad}${oneLine}${pad}${fence}`
+}
+
+/** Escape table pipes (GFM honours `\|` even inside a code span in a table cell). */
+export function tableCell(markdown: string): string {
+  return markdown.replace(/\|/g, '\\|')
+}
+
+/**
+ * `<!--` inside code shows as text but is still in the raw body, where a hidden marker is looked
+ * for: a zero-width space keeps it looking the same without being one.
+ */
+function breakCommentOpeners(text: string): string {
+  return text.replace(/<!--/g, '<\u200B!--')
 }
 
 /**
@@ -184,7 +199,7 @@ export function codeSpan(text: string, max = 200): string {
  * never close it early. `lang` is an info string chosen by us (letters, digits, `-` only).
  */
 export function codeBlock(text: string, lang = ''): string {
-  const body = stripUnsafeChars(text).replace(/\n+$/, '')
+  const body = breakCommentOpeners(stripUnsafeChars(text)).replace(/\n+$/, '')
   const fence = '`'.repeat(Math.max(3, longestRun(body, '`') + 1))
   const info = lang.replace(/[^A-Za-z0-9_+-]/g, '')
   return `${fence}${info}\n${body}\n${fence}`
