@@ -1,0 +1,454 @@
+import type { SessionEvent } from '../../src/cli/protocol.js'
+import { REPORT_LIMITS, ReportBuilder, isReportRelevant } from '../../src/reporting/report.js'
+import type { Report } from '../../src/reporting/types.js'
+import { SECRET, START, recordedSession, type SessionOptions, type Step } from './fixtures.js'
+
+const END = '2026-11-22T10:03:12.000Z'
+
+function builder(extra: Partial<ConstructorParameters<typeof ReportBuilder>[0]> = {}) {
+  return new ReportBuilder({
+    startedAt: START,
+    model: null,
+    policy: { source: '.github/copilot-policy.yml', builtIn: false },
+    secrets: [SECRET],
+    ...extra
+  })
+}
+
+function play(b: ReportBuilder, steps: Step[]): void {
+  for (const step of steps) {
+    if ('event' in step) b.onEvent(step.event)
+    else b.onDecision(step.decision.requestId, step.decision.request, step.decision.decision)
+  }
+}
+
+function fold(options: SessionOptions = {}): Report {
+  const b = builder()
+  b.setSessionId('s-1')
+  b.setCliVersion('1.0.102')
+  play(b, recordedSession(options))
+  return b.finish({ status: 'completed', endedAt: END })
+}
+
+const ev = (type: string, data: unknown, timestamp?: string): SessionEvent => ({
+  type,
+  data,
+  ...(timestamp === undefined ? {} : { timestamp })
+})
+
+describe('ReportBuilder: a recorded session', () => {
+  const report = fold()
+
+  it('fills the header from the session and the events', () => {
+    expect(report).toMatchObject({
+      version: 1,
+      status: 'completed',
+      sessionId: 's-1',
+      cliVersion: '1.0.102',
+      model: 'claude-sonnet-4.5', // from the events: none was asked for
+      startedAt: START,
+      endedAt: END,
+      durationMs: 192_000,
+      stopReason: 'task_complete',
+      summary: 'Fixed `sum()`; the tests pass. Thanks @octocat, see #12.',
+      policy: { source: '.github/copilot-policy.yml', builtIn: false }
+    })
+    expect(report.error).toBeUndefined()
+  })
+
+  it('pairs tool starts and completions by toolCallId, with durations from timestamps', () => {
+    expect(report.tools).toEqual([
+      {
+        toolCallId: 'call-1',
+        name: 'bash',
+        success: true,
+        durationMs: 2600, // 2.4 s wait + the partial-result event in between
+        detail: 'GH_TOKEN=*** npm test'
+      },
+      {
+        toolCallId: 'call-2',
+        name: 'view',
+        success: false,
+        durationMs: 100,
+        detail: 'failure: Path does not exist',
+        error: 'failure: Path does not exist'
+      },
+      {
+        // Denied before it started: the name comes from the assistant's toolRequests.
+        toolCallId: 'call-3',
+        name: 'bash',
+        success: false,
+        durationMs: null,
+        detail: 'denied: Permission denied: Pushing is done by the workflow',
+        error: 'denied: Permission denied: Pushing is done by the workflow'
+      },
+      { toolCallId: 'call-4', name: 'edit', success: true, durationMs: 400 },
+      { toolCallId: 'call-5', name: 'bash', success: null, durationMs: null, detail: 'sleep 1000' }
+    ])
+    expect(report.toolStats).toEqual({
+      bash: { calls: 3, succeeded: 1, failed: 1, durationMs: 2600 },
+      view: { calls: 1, succeeded: 0, failed: 1, durationMs: 100 },
+      edit: { calls: 1, succeeded: 1, failed: 0, durationMs: 400 }
+    })
+  })
+
+  it('records every policy decision, secrets redacted deep in the request payload', () => {
+    expect(report.permissions.map((p) => [p.requestId, p.kind, p.decision, p.rule])).toEqual([
+      ['perm-1', 'shell', 'allow', 'tests'],
+      ['perm-2', 'shell', 'deny', 'no-push'],
+      ['perm-3', 'write', 'allow', 'src']
+    ])
+    const [allowed, denied] = report.permissions
+    expect(allowed?.subject).toBe('GH_TOKEN=*** npm test')
+    expect(allowed?.request.fullCommandText).toBe('GH_TOKEN=*** npm test')
+    expect(allowed?.toolCallId).toBe('call-1')
+    expect(denied?.reason).toBe('Pushing is done by the workflow, not the agent.')
+    expect(denied?.request.args).toEqual({ nested: [{ token: '***' }] })
+    expect(report.permissionCounts).toEqual({
+      shell: { allow: 1, deny: 1 },
+      write: { allow: 1, deny: 0 }
+    })
+    expect(JSON.stringify(report)).not.toContain(SECRET)
+  })
+
+  it('takes the plan from exit_plan_mode.requested when plan.md was not read', () => {
+    expect(report.plan.content).toBe('# Plan\n\n1. Run the tests\n2. Fix `sum()`\n')
+  })
+
+  it('reads the 1.0.102 shutdown figures nested under accountingSnapshot', () => {
+    expect(report.metrics).toEqual({
+      premiumRequests: 7, // totalPremiumRequestCost
+      apiDurationMs: 4500,
+      linesAdded: 12,
+      linesRemoved: 3,
+      filesModified: ['/ws/src/sum.ts'],
+      models: {
+        'claude-sonnet-4.5': {
+          requests: 7,
+          inputTokens: 7000,
+          outputTokens: 700,
+          cacheReadTokens: 3500,
+          cacheWriteTokens: 350
+        }
+      }
+    })
+  })
+
+  it('reads the flat shutdown shape of older builds the same way', () => {
+    expect(fold({ shutdown: 'flat' }).metrics).toEqual(report.metrics)
+  })
+
+  it('falls back to summing assistant.usage events when no figures came', () => {
+    const metrics = fold({ shutdown: 'none' }).metrics
+    // 6 assistant messages, each followed by one usage event, and one malformed usage event
+    // (its tokens caught to 0).
+    expect(metrics.models['claude-sonnet-4.5']).toEqual({
+      requests: 7,
+      inputTokens: 6000,
+      outputTokens: 600,
+      cacheReadTokens: 3000,
+      cacheWriteTokens: 300
+    })
+    expect(metrics.premiumRequests).toBe(6)
+    expect(metrics.apiDurationMs).toBe(6 * 1500)
+    expect(metrics.filesModified).toEqual([])
+  })
+
+  it('keeps the last ten things the agent did, redacted', () => {
+    expect(report.lastActivity).toHaveLength(REPORT_LIMITS.activityLines)
+    expect(report.lastActivity.slice(-4)).toEqual([
+      'ran bash: sleep 1000',
+      'said: All done.',
+      'task complete: Fixed `sum()`; the tests pass. Thanks @octocat, see #12.',
+      'autopilot stopped: task_complete'
+    ])
+    const b = builder()
+    play(b, recordedSession().slice(0, 40))
+    const early = b.finish({ status: 'failed', endedAt: END }).lastActivity
+    expect(early).toContain('ran bash: GH_TOKEN=*** npm test')
+  })
+
+  it('ignores deltas, unknown types and malformed known events', () => {
+    const b = builder()
+    for (const type of [
+      'assistant.message_delta',
+      'assistant.streaming_delta',
+      'assistant.reasoning_delta',
+      'brand.new_event',
+      'model.call_failure'
+    ]) {
+      b.onEvent(ev(type, { toolCallId: 'x', toolName: 'bash', content: 'said' }))
+    }
+    b.onEvent(ev('tool.execution_start', { toolName: 'bash' }))
+    b.onEvent(ev('session.shutdown', 'nonsense'))
+    b.onEvent(ev('session.shutdown', { accountingSnapshot: 'nonsense', totalPremiumRequests: 2 }))
+    const r = b.finish({ status: 'completed', endedAt: END })
+    expect(r.tools).toEqual([])
+    expect(r.lastActivity).toEqual([])
+    expect(r.metrics.premiumRequests).toBe(2)
+  })
+})
+
+describe('ReportBuilder: details', () => {
+  it('falls back to the receive time when events carry no timestamp', () => {
+    let now = 1000
+    const b = builder({ now: () => now })
+    b.onEvent(ev('tool.execution_start', { toolCallId: 'a', toolName: 'bash' }))
+    now = 1750
+    b.onEvent(ev('tool.execution_complete', { toolCallId: 'a', success: true }))
+    b.onEvent(ev('tool.execution_start', { toolCallId: 'b', toolName: 'bash' }), 5000)
+    b.onEvent(ev('tool.execution_complete', { toolCallId: 'b', success: true }), 5020)
+    b.onEvent(ev('tool.execution_start', { toolCallId: 'c', toolName: 'x' }, 'not a date'), 0)
+    b.onEvent(ev('tool.execution_complete', { toolCallId: 'c', success: true }, 'bad'), 9)
+    expect(b.finish({ status: 'completed', endedAt: END }).tools.map((t) => t.durationMs)).toEqual([
+      750, 20, 9
+    ])
+  })
+
+  it('redacts and truncates tool details to about 200 characters', () => {
+    const b = builder()
+    const long = `echo ${SECRET} ${'x'.repeat(1000)}\nsecond line`
+    b.onEvent(
+      ev('tool.execution_start', {
+        toolCallId: 'a',
+        toolName: 'bash',
+        arguments: { command: long }
+      })
+    )
+    b.onEvent(
+      ev('tool.execution_complete', {
+        toolCallId: 'a',
+        success: false,
+        error: { message: `bad token ${SECRET}`, code: 'failure' }
+      })
+    )
+    const [tool] = b.finish({ status: 'failed', endedAt: END }).tools
+    expect(tool?.detail?.length).toBeLessThanOrEqual(REPORT_LIMITS.detailChars)
+    expect(tool?.detail).toMatch(/^echo \*\*\* x+…$/)
+    expect(tool?.error).toBe('failure: bad token ***')
+  })
+
+  it('redacts secrets everywhere: summary, error, plan, todos, commands, request keys', () => {
+    const b = builder({ secrets: [SECRET, 'abc', `line-one-secret\nline-two-secret`] })
+    b.onEvent(ev('session.task_complete', { summary: `done ${SECRET} abc` }))
+    b.onEvent(ev('session.error', { errorType: 'query', message: `no ${SECRET}`, statusCode: 500 }))
+    b.setPlan(`plan ${SECRET}`)
+    b.setTodos([{ id: 1, title: `todo line-two-secret`, status: 'done' }])
+    b.onCommand({
+      phase: 'verify',
+      command: `curl -H "${SECRET}"`,
+      exitCode: 1,
+      timedOut: false,
+      durationMs: 5,
+      outputTail: `out line-one-secret`
+    })
+    b.onDecision(
+      'r',
+      { kind: 'custom-tool', toolName: 't', args: { [SECRET]: [SECRET, 1, true, null] } },
+      { decision: 'deny', rule: 'default', kind: 'custom-tool', subject: 't' }
+    )
+    const r = b.finish({ status: 'failed', endedAt: END })
+    expect(r.summary).toBe('done *** abc') // secrets under 4 characters are ignored
+    expect(r.error).toEqual({ message: 'no *** (HTTP 500)', type: 'query' })
+    expect(r.plan).toEqual({
+      content: 'plan ***',
+      todos: [{ id: '1', title: 'todo ***', status: 'done' }]
+    })
+    expect(r.commands[0]).toMatchObject({ command: 'curl -H "***"', outputTail: 'out ***' })
+    expect(r.permissions[0]?.request.args).toEqual({ '***': ['***', 1, true, null] })
+  })
+
+  it('prefers the driver’s summary and error, falls back to the events', () => {
+    const b = builder()
+    b.onEvent(ev('session.task_complete', { summary: 'from the agent' }))
+    b.onEvent(ev('session.error', { message: 'model down' }))
+    expect(b.finish({ status: 'completed', endedAt: END })).toMatchObject({
+      summary: 'from the agent'
+    })
+    expect(b.finish({ status: 'completed', endedAt: END }).error).toBeUndefined()
+    expect(b.finish({ status: 'failed', endedAt: END, summary: null }).error).toEqual({
+      message: 'model down'
+    })
+    expect(
+      b.finish({
+        status: 'timed-out',
+        endedAt: END,
+        summary: `driver ${SECRET}`,
+        error: { message: `timed out ${SECRET}`, type: 'timeout' }
+      })
+    ).toMatchObject({ summary: 'driver ***', error: { message: 'timed out ***', type: 'timeout' } })
+  })
+
+  it('finish() is a snapshot: the builder keeps folding, earlier reports do not change', () => {
+    const b = builder()
+    b.onEvent(ev('tool.execution_start', { toolCallId: 'a', toolName: 'bash' }))
+    const first = b.finish({ status: 'incomplete', endedAt: END })
+    b.onEvent(ev('tool.execution_complete', { toolCallId: 'a', success: true }))
+    const second = b.finish({ status: 'completed', endedAt: END })
+    expect(first.tools[0]?.success).toBeNull()
+    expect(second.tools[0]?.success).toBe(true)
+    expect(first.toolStats?.bash?.succeeded).toBe(0)
+  })
+
+  it('orders metric sources: shutdown > getMetrics > usage events, whatever the arrival order', () => {
+    const usage = ev('assistant.usage', { model: 'm', inputTokens: 1, outputTokens: 1, cost: 1 })
+    const shutdown = ev('session.shutdown', {
+      totalPremiumRequests: 9,
+      modelMetrics: { m: { requests: { count: 9 }, usage: { inputTokens: 90 } } }
+    })
+    const b = builder()
+    b.onEvent(usage)
+    b.onEvent(shutdown)
+    b.setMetrics({ totalPremiumRequests: 5, totalApiDurationMs: 100 })
+    const r = b.finish({ status: 'completed', endedAt: END })
+    expect(r.metrics.premiumRequests).toBe(9)
+    expect(r.metrics.apiDurationMs).toBe(100) // the shutdown had none: getMetrics fills it
+    expect(r.metrics.models.m).toMatchObject({ requests: 9, inputTokens: 90, outputTokens: 0 })
+
+    const c = builder()
+    c.onEvent(usage)
+    c.setMetrics({
+      totalPremiumRequestCost: 3,
+      codeChanges: { linesAdded: 1, linesRemoved: 2, filesModified: ['a'] }
+    })
+    expect(c.finish({ status: 'completed', endedAt: END }).metrics).toMatchObject({
+      premiumRequests: 3,
+      linesAdded: 1,
+      linesRemoved: 2,
+      filesModified: ['a'],
+      models: { m: { requests: 1, inputTokens: 1 } }
+    })
+  })
+
+  it('keeps a plan read at the end over the one from exit_plan_mode', () => {
+    const b = builder()
+    b.onEvent(ev('exit_plan_mode.requested', { requestId: 'r', planContent: 'from event' }))
+    b.setPlan(null)
+    expect(b.finish({ status: 'completed', endedAt: END }).plan.content).toBe('from event')
+    b.setPlan('plan.md')
+    b.onEvent(ev('exit_plan_mode.requested', { requestId: 'r', planContent: 'later event' }))
+    expect(b.finish({ status: 'completed', endedAt: END }).plan.content).toBe('plan.md')
+  })
+
+  it('treats __proto__ as a plain name', () => {
+    const b = builder()
+    b.onEvent(ev('tool.execution_start', { toolCallId: 'a', toolName: '__proto__' }))
+    b.onEvent(
+      ev('session.shutdown', {
+        modelMetrics: JSON.parse('{"__proto__": {"requests": {"count": 1}}}') as unknown
+      })
+    )
+    const r = b.finish({ status: 'completed', endedAt: END })
+    expect(Object.keys(r.toolStats ?? {})).toEqual(['__proto__'])
+    expect(Object.getPrototypeOf(r.toolStats)).toBe(Object.prototype)
+    expect(Object.getPrototypeOf(r.metrics.models)).toBe(Object.prototype)
+    expect(({} as Record<string, unknown>).calls).toBeUndefined()
+    expect(({} as Record<string, unknown>).requests).toBeUndefined()
+  })
+
+  it('clips huge permission payloads', () => {
+    const b = builder()
+    b.onDecision(
+      'r',
+      {
+        kind: 'write',
+        fileName: 'f',
+        newFileContents: 'x'.repeat(1_000_000),
+        possiblePaths: Array(500).fill('p')
+      },
+      { decision: 'allow', rule: 'r', kind: 'write', subject: 'f' }
+    )
+    const request = b.finish({ status: 'completed', endedAt: END }).permissions[0]?.request
+    expect(request?.newFileContents?.length).toBeLessThanOrEqual(REPORT_LIMITS.requestString)
+    expect(request?.possiblePaths).toHaveLength(REPORT_LIMITS.requestArray + 1)
+  })
+})
+
+describe('ReportBuilder: memory and speed', () => {
+  it('keeps bounded records over many tool calls, with exact aggregates and failures kept', () => {
+    const b = builder()
+    const calls = 20_000
+    for (let i = 0; i < calls; i++) {
+      b.onEvent(
+        ev('tool.execution_start', { toolCallId: `c${i}`, toolName: i % 2 ? 'bash' : 'view' }),
+        i
+      )
+      b.onEvent(
+        ev('tool.execution_complete', { toolCallId: `c${i}`, success: i % 1000 !== 7 }),
+        i + 1
+      )
+      b.onDecision(
+        `r${i}`,
+        { kind: 'shell', fullCommandText: 'ls' },
+        { decision: i % 500 === 3 ? 'deny' : 'allow', rule: 'r', kind: 'shell', subject: 'ls' }
+      )
+    }
+    const r = b.finish({ status: 'completed', endedAt: END })
+    expect(r.tools.length).toBeLessThan(2 * REPORT_LIMITS.toolRecords)
+    expect(r.tools.length + (r.toolsOmitted ?? 0)).toBe(calls)
+    expect(r.tools.filter((t) => t.success === false)).toHaveLength(calls / 1000) // all kept
+    expect(r.toolStats?.bash).toEqual({
+      calls: 10_000,
+      succeeded: 10_000 - 20,
+      failed: 20,
+      durationMs: 10_000
+    })
+    expect(r.toolStats?.view?.calls).toBe(10_000)
+    expect(r.permissions.length).toBeLessThan(2 * REPORT_LIMITS.permissionRecords)
+    expect(r.permissions.filter((p) => p.decision === 'deny')).toHaveLength(calls / 500)
+    expect(r.permissionCounts?.shell).toEqual({ allow: calls - calls / 500, deny: calls / 500 })
+  })
+
+  it('bounds calls that start and never complete', () => {
+    const b = builder()
+    for (let i = 0; i < 10_000; i++) {
+      b.onEvent(ev('tool.execution_start', { toolCallId: `c${i}`, toolName: 'bash' }), i)
+    }
+    const r = b.finish({ status: 'failed', endedAt: END })
+    expect(r.tools.length).toBeLessThan(2 * REPORT_LIMITS.toolRecords)
+    expect(r.toolStats?.bash?.calls).toBe(10_000)
+  })
+
+  it('folds a stream of deltas and usage events at ≥ 200k events/s', () => {
+    const stream: SessionEvent[] = []
+    for (let i = 0; i < 100_000; i++) {
+      stream.push(
+        i % 10 === 9
+          ? {
+              id: `e${i}`,
+              timestamp: '2026-11-22T10:00:00.000Z',
+              ephemeral: true,
+              type: 'assistant.usage',
+              data: { model: 'm', inputTokens: 10, outputTokens: 2, cacheReadTokens: 1, cost: 1 }
+            }
+          : i % 10 === 8
+            ? { id: `e${i}`, type: 'session.background_tasks_changed', data: { tasks: [] } }
+            : {
+                id: `e${i}`,
+                timestamp: '2026-11-22T10:00:00.000Z',
+                ephemeral: true,
+                type: 'assistant.message_delta',
+                data: { messageId: 'm', deltaContent: 'tok' }
+              }
+      )
+    }
+    let best = 0
+    for (let round = 0; round < 5; round++) {
+      const b = builder()
+      const t0 = performance.now()
+      for (const event of stream) b.onEvent(event)
+      const seconds = (performance.now() - t0) / 1000
+      best = Math.max(best, stream.length / seconds)
+      expect(b.finish({ status: 'completed', endedAt: END }).metrics.models.m?.requests).toBe(
+        10_000
+      )
+    }
+    expect(best).toBeGreaterThanOrEqual(200_000)
+  })
+
+  it('tells callers which event types it reads', () => {
+    expect(isReportRelevant('tool.execution_start')).toBe(true)
+    expect(isReportRelevant('assistant.message_delta')).toBe(false)
+    expect(isReportRelevant('session.idle')).toBe(false)
+  })
+})
