@@ -74,12 +74,13 @@ describe('ReportBuilder: a recorded session', () => {
         error: 'failure: Path does not exist'
       },
       {
-        // Denied before it started: the name comes from the assistant's toolRequests.
+        // Denied before it started: the name comes from the assistant's toolRequests, the
+        // detail from the policy decision.
         toolCallId: 'call-3',
         name: 'bash',
         success: false,
         durationMs: null,
-        detail: 'denied: Permission denied: Pushing is done by the workflow',
+        detail: 'git push origin main',
         error: 'denied: Permission denied: Pushing is done by the workflow'
       },
       { toolCallId: 'call-4', name: 'edit', success: true, durationMs: 400 },

@@ -168,6 +168,7 @@ describe('codeBlock and codeSpan', () => {
     expect(codeSpan('a\n  b | c')).toBe('`a b | c`')
     expect(tableCell(codeSpan('a | b'))).toBe('`a \\| b`')
     expect(inlineText('one\ntwo @me', 100)).toBe(`one two @${ZWJ}me`)
+    expect(inlineText('```js `x`', 100)).toBe('\\`\\`\\`js \\`x\\`')
   })
 })
 

@@ -125,6 +125,8 @@ export class ReportBuilder {
   private readonly pending = new Map<string, PendingTool>()
   /** Tool names announced by `assistant.message` toolRequests, for completions without a start. */
   private readonly requestedNames = new Map<string, string>()
+  /** What a decision was about, by toolCallId: the detail of a call denied before it started. */
+  private readonly decidedSubjects = new Map<string, string>()
   private readonly toolStats = new Map<string, ToolStats>()
 
   private permissions: PermissionRecord[] = []
@@ -293,6 +295,8 @@ export class ReportBuilder {
     const id = data.toolCallId
     const pending = this.pending.get(id)
     let record: ToolCallRecord
+    const subject = this.decidedSubjects.get(id)
+    this.decidedSubjects.delete(id)
     if (pending) {
       this.pending.delete(id)
       record = pending.record
@@ -304,7 +308,13 @@ export class ReportBuilder {
       // Completed without a start we saw (denied before it started, or a dropped event).
       const name = this.toolName(this.requestedNames.get(id) ?? 'unknown')
       this.requestedNames.delete(id)
-      record = { toolCallId: this.clean(clip(id, 200)), name, success: null, durationMs: null }
+      record = {
+        toolCallId: this.clean(clip(id, 200)),
+        name,
+        success: null,
+        durationMs: null,
+        ...(subject === undefined ? {} : { detail: subject })
+      }
       this.stats(name).calls++
       this.pushTool(record)
     }
@@ -350,6 +360,10 @@ export class ReportBuilder {
       this.permissionCounts.set(kind, counts)
     }
     counts[decision.decision]++
+    if (request.toolCallId !== undefined && !this.pending.has(request.toolCallId)) {
+      if (this.decidedSubjects.size >= REPORT_LIMITS.pendingTools) this.decidedSubjects.clear()
+      this.decidedSubjects.set(request.toolCallId, record.subject)
+    }
     this.permissions.push(record)
     if (this.permissions.length >= 2 * REPORT_LIMITS.permissionRecords) this.compactPermissions()
     if (decision.decision === 'deny') {

@@ -161,11 +161,12 @@ export function neutralizeMarkdown(text: string): string {
 
 /**
  * Untrusted text on one line (a list item, a table cell): neutralized, newlines and runs of
- * whitespace collapsed, cut to `max` characters. In a table cell, pass it through `tableCell`.
+ * whitespace collapsed, backticks escaped (no code span or fence can start in it), cut to `max`
+ * characters. In a table cell, pass it through `tableCell`.
  */
 export function inlineText(text: string, max = 200): string {
   const oneLine = stripUnsafeChars(text).replace(/\s+/g, ' ').trim()
-  return neutralizeMarkdown(clip(oneLine, max))
+  return neutralizeMarkdown(clip(oneLine, max)).replace(/`/g, '\\`')
 }
 
 /**
