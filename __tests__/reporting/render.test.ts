@@ -4,7 +4,8 @@ import {
   formatDuration,
   relativePath,
   renderComment,
-  renderSummary
+  renderSummary,
+  renderWorking
 } from '../../src/reporting/render.js'
 import type { Report, RunStatus, ToolCallRecord } from '../../src/reporting/types.js'
 import { SECRET, START, recordedSession, sampleReport } from './fixtures.js'
@@ -338,6 +339,25 @@ describe('renderSummary', () => {
     const summary = renderSummary(report, { runUrl: RUN_URL })
     expect(summary.startsWith('### ✅ Copilot completed the task')).toBe(true)
     expect(`${MARKER}\n\n${summary}`).toBe(comment(report))
+  })
+})
+
+describe('renderWorking', () => {
+  it('says the run started, links it and quotes the prompt safely', () => {
+    const body = renderWorking({
+      startedAt: START,
+      runUrl: RUN_URL,
+      prompt: `Fix #12 for @octocat </details> <!-- copilot-autopilot:comment --> ${SECRET}`,
+      secrets: [SECRET]
+    })
+    expect(body).toMatchSnapshot()
+    expect(body).toContain('Started 2026-11-22 10:00 UTC · [Workflow run](')
+    expect(body).not.toContain('<!--')
+    expect(body).not.toContain(SECRET)
+    expectWellFormed(body)
+    expect(
+      renderWorking({ startedAt: START, marker: MARKER }).startsWith(`${MARKER}\n\n### ⏳`)
+    ).toBe(true)
   })
 })
 

@@ -59,6 +59,39 @@ export function renderSummary(report: Report, options: RenderOptions = {}): stri
   return render(report, { ...options, maxLength: options.maxLength ?? SUMMARY_MAX_LENGTH })
 }
 
+export interface WorkingOptions {
+  /** ISO time the run started. */
+  startedAt: string
+  runUrl?: string
+  /** The prompt given to the agent (untrusted: it may quote an issue or a comment). */
+  prompt?: string
+  /** Prepended when given (the publisher may add it itself). */
+  marker?: string
+  secrets?: readonly string[]
+}
+
+/** The placeholder comment posted when the run starts, replaced by `renderComment` at the end. */
+export function renderWorking(options: WorkingOptions): string {
+  const secrets = normalizeSecrets(options.secrets ?? [])
+  const started = Number.isFinite(Date.parse(options.startedAt))
+    ? `${new Date(options.startedAt).toISOString().slice(0, 16).replace('T', ' ')} UTC`
+    : null
+  const meta = [started === null ? null : `Started ${started}`]
+  const url = safeUrl(options.runUrl)
+  if (url) meta.push(`[Workflow run](${url})`)
+  const parts = [
+    options.marker,
+    '### ⏳ Copilot is working on it',
+    'This comment will be updated with the results when the run ends.',
+    meta.filter((m): m is string => m !== null).join(' · ')
+  ]
+  const prompt = options.prompt?.trim()
+  if (prompt) {
+    parts.push(details('Prompt', quoteMarkdown(redactNormalized(prompt, secrets), 4000)))
+  }
+  return `${parts.filter((part): part is string => !!part).join('\n\n')}\n`
+}
+
 // ---------------------------------------------------------------------------------------------
 // Limits and trimming
 
@@ -278,11 +311,7 @@ class View {
   }
   /** Untrusted markdown, neutralized and quoted so nothing in it reaches past it. */
   quote(text: string, max: number): string {
-    const body = neutralizeMarkdown(truncate(this.clean(text).trim(), max))
-    return body
-      .split('\n')
-      .map((line) => (line === '' ? '>' : `> ${line}`))
-      .join('\n')
+    return quoteMarkdown(this.clean(text), max)
   }
 }
 
@@ -518,6 +547,14 @@ function trimNote(view: View, trimmed: string[]): string | null {
 
 // ---------------------------------------------------------------------------------------------
 // Small helpers
+
+/** Untrusted markdown, cut to `max`, neutralized and quoted line by line. */
+function quoteMarkdown(text: string, max: number): string {
+  return neutralizeMarkdown(truncate(text.trim(), max))
+    .split('\n')
+    .map((line) => (line === '' ? '>' : `> ${line}`))
+    .join('\n')
+}
 
 /** A collapsible block. `title` is ours (never untrusted text). */
 function details(title: string, body: string, open = false): string {
