@@ -17,6 +17,8 @@ export interface SegmentDecision {
   /** Rule id, `default`, or a built-in reason id such as `unparsable` / `dynamic-command`. */
   rule: string
   reason?: string
+  /** Ids of every rule that matched this segment (deny and allow), in policy order. */
+  matched?: string[]
 }
 
 export interface Decision {
@@ -31,6 +33,8 @@ export interface Decision {
   subject: string
   /** Per-segment detail for shell requests. */
   segments?: SegmentDecision[]
+  /** For non-shell requests: ids of every rule that matched, in policy order. */
+  matched?: string[]
 }
 
 export interface Policy {

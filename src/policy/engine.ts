@@ -1,0 +1,642 @@
+/**
+ * Decides permission requests against compiled rules. Synchronous; the bash parser must have
+ * been initialized (the loader does that).
+ *
+ * The rules: a matching deny beats any allow; without a match the policy default applies.
+ * For shell requests every simple command, every written file and every part that cannot be
+ * known before the command runs is decided on its own, and one denial denies the request.
+ */
+import os from 'node:os'
+import path from 'node:path'
+import type { PermissionRequest } from '../cli/protocol.js'
+import { compileGlob, globMatches, globMayMatchPrefix, literalOf, type Glob } from './glob.js'
+import {
+  compilePathGlob,
+  inside,
+  PathError,
+  pathGlobMatches,
+  realDirectory,
+  resolveRequestPath,
+  type PathGlob
+} from './paths.js'
+import { analyzeShell, type CdTarget, type ShellCommand, type ShellItem } from './shell.js'
+import type { Decision, MatcherKey, Policy, SegmentDecision, Verdict } from './types.js'
+import { compileUrlPattern, parseRequestUrl, urlPatternMatches, type UrlPattern } from './url.js'
+
+/** Where a rule was written (for messages, `check` and `explain`). */
+export interface RuleOrigin {
+  file: string
+  line: number
+  column: number
+}
+
+interface RuleBase {
+  id: string
+  decision: Verdict
+  reason?: string
+  /** The patterns as written (empty for `memory: true`). */
+  patterns: string[]
+  origin: RuleOrigin
+}
+
+export type CompiledRule = RuleBase &
+  (
+    | { matcher: 'shell'; globs: Glob[] }
+    | { matcher: 'write' | 'read'; paths: PathGlob[] }
+    | { matcher: 'url'; urls: UrlPattern[] }
+    | { matcher: 'mcp'; tools: Array<{ server: Glob; tool: Glob }> }
+    | { matcher: 'memory' }
+    | { matcher: 'tool'; globs: Glob[] }
+  )
+
+export interface RuleSpec {
+  id: string
+  decision: Verdict
+  reason?: string
+  matcher: MatcherKey
+  patterns: string[]
+  origin: RuleOrigin
+}
+
+/** Compiles one rule's patterns; throws an Error naming the bad pattern's index. */
+export class PatternError extends Error {
+  constructor(
+    readonly index: number,
+    message: string,
+    readonly fix: string
+  ) {
+    super(message)
+  }
+}
+
+export function compileRule(spec: RuleSpec): CompiledRule {
+  const base: RuleBase = {
+    id: spec.id,
+    decision: spec.decision,
+    patterns: spec.patterns,
+    origin: spec.origin
+  }
+  if (spec.reason !== undefined) base.reason = spec.reason
+  const each = <T>(fn: (p: string, i: number) => T): T[] => spec.patterns.map((p, i) => fn(p, i))
+  switch (spec.matcher) {
+    case 'shell':
+      return { ...base, matcher: 'shell', globs: each((p) => compileGlob(p)) }
+    case 'tool':
+      return { ...base, matcher: 'tool', globs: each((p) => compileGlob(p)) }
+    case 'write':
+    case 'read':
+      return {
+        ...base,
+        matcher: spec.matcher,
+        paths: each((p, i) => {
+          if (p.startsWith('!')) {
+            throw new PatternError(i, `"${p}" is a negated glob`, 'use a deny rule instead of "!"')
+          }
+          const segments = p.split('/')
+          if (!p.startsWith('/') && segments.includes('..')) {
+            throw new PatternError(
+              i,
+              `"${p}" leaves the working directory and can never match`,
+              'relative globs match inside the working directory only; use an absolute glob ' +
+                'such as /tmp/** for paths outside it'
+            )
+          }
+          return compilePathGlob(p)
+        })
+      }
+    case 'url':
+      return {
+        ...base,
+        matcher: 'url',
+        urls: each((p, i) => {
+          try {
+            return compileUrlPattern(p)
+          } catch (error) {
+            throw new PatternError(
+              i,
+              (error as Error).message,
+              'write a host (docs.github.com, *.example.com) or scheme://host/path-glob'
+            )
+          }
+        })
+      }
+    case 'mcp':
+      return {
+        ...base,
+        matcher: 'mcp',
+        tools: each((p, i) => {
+          const slash = p.indexOf('/')
+          if (slash <= 0 || slash === p.length - 1) {
+            throw new PatternError(
+              i,
+              `"${p}" is not server/tool`,
+              `write the MCP server and tool: "${slash < 0 ? p : p.replace(/\//g, '')}/*" ` +
+                'for every tool of a server, "github/get_*" for some'
+            )
+          }
+          return {
+            server: compileGlob(p.slice(0, slash)),
+            tool: compileGlob(p.slice(slash + 1))
+          }
+        })
+      }
+    case 'memory':
+      return { ...base, matcher: 'memory' }
+  }
+}
+
+const KIND_MATCHER: Record<string, MatcherKey> = {
+  shell: 'shell',
+  write: 'write',
+  read: 'read',
+  url: 'url',
+  mcp: 'mcp',
+  memory: 'memory',
+  'custom-tool': 'tool'
+}
+
+/** Redirect targets that are never files. */
+const NULL_DEVICES = new Set(['/dev/null', '/dev/stdout', '/dev/stderr'])
+
+/** How many directories a command's `cd`s may lead to before relative paths are unknown. */
+const MAX_CD_BASES = 16
+
+/** Makes a subject one line: newlines become ⏎. */
+export function oneLine(text: string): string {
+  return text.replace(/\r?\n/g, ' ⏎ ').trim()
+}
+
+interface Verdicts {
+  decision: Verdict
+  rule: string
+  reason?: string
+  /** Ids of every rule that matched, deny and allow, in policy order. */
+  matched: string[]
+}
+
+export interface EngineOptions {
+  source: string
+  builtIn: boolean
+  rules: CompiledRule[]
+  defaultDecision: Verdict
+  workingDirectory: string
+}
+
+export class PolicyEngine implements Policy {
+  readonly source: string
+  readonly builtIn: boolean
+  readonly rules: readonly CompiledRule[]
+  readonly defaultDecision: Verdict
+  readonly workingDirectory: string
+  private readonly lexicalRoot: string
+  private readonly realRoot: string
+
+  constructor(options: EngineOptions) {
+    this.source = options.source
+    this.builtIn = options.builtIn
+    this.rules = options.rules
+    this.defaultDecision = options.defaultDecision
+    this.workingDirectory = options.workingDirectory
+    this.lexicalRoot = path.resolve(options.workingDirectory)
+    this.realRoot = realDirectory(options.workingDirectory)
+  }
+
+  private rulesFor(matcher: MatcherKey): CompiledRule[] {
+    return this.rules.filter((r) => r.matcher === matcher)
+  }
+
+  decide(request: PermissionRequest): Decision {
+    const kind = typeof request.kind === 'string' ? request.kind : String(request.kind)
+    const matcher = KIND_MATCHER[kind]
+    switch (matcher) {
+      case 'shell':
+        return this.decideShell(request)
+      case 'write':
+        return this.decideFile(kind, 'write', request.fileName)
+      case 'read':
+        return this.decideFile(kind, 'read', request.path)
+      case 'url':
+        return this.decideUrl(request)
+      case 'mcp': {
+        const { serverName, toolName } = request
+        if (!nonEmpty(serverName) || !nonEmpty(toolName)) {
+          return invalid(kind, `${serverName ?? '?'}/${toolName ?? '?'}`, 'serverName and toolName')
+        }
+        return this.finish(
+          kind,
+          `${serverName}/${toolName}`,
+          this.match('mcp', (r) =>
+            r.matcher === 'mcp'
+              ? r.tools.some(
+                  (t) => globMatches(t.server, serverName) && globMatches(t.tool, toolName)
+                )
+              : false
+          )
+        )
+      }
+      case 'memory':
+        return this.finish(
+          kind,
+          'memory',
+          this.match('memory', () => true)
+        )
+      case 'tool': {
+        const { toolName } = request
+        if (!nonEmpty(toolName)) return invalid(kind, '?', 'toolName')
+        return this.finish(
+          kind,
+          toolName,
+          this.match('tool', (r) =>
+            r.matcher === 'tool' ? r.globs.some((g) => globMatches(g, toolName)) : false
+          )
+        )
+      }
+      default:
+        return {
+          decision: 'deny',
+          rule: 'unknown-kind',
+          reason: `the policy does not know permission requests of kind "${kind}"`,
+          kind,
+          subject: oneLine(kind)
+        }
+    }
+  }
+
+  private finish(kind: string, subject: string, verdicts: Verdicts): Decision {
+    const decision: Decision = {
+      decision: verdicts.decision,
+      rule: verdicts.rule,
+      kind,
+      subject: oneLine(subject),
+      matched: verdicts.matched
+    }
+    if (verdicts.reason !== undefined) decision.reason = verdicts.reason
+    return decision
+  }
+
+  /** Runs the rules of one matcher: first matching deny, else first matching allow, else default. */
+  private match(
+    matcher: MatcherKey,
+    test: (rule: CompiledRule) => boolean,
+    fallback?: () => Verdicts | undefined
+  ): Verdicts {
+    let deny: CompiledRule | undefined
+    let allow: CompiledRule | undefined
+    const matched: string[] = []
+    for (const rule of this.rulesFor(matcher)) {
+      if (!test(rule)) continue
+      matched.push(rule.id)
+      if (rule.decision === 'deny') deny ??= rule
+      else allow ??= rule
+    }
+    const winner = deny ?? allow
+    if (winner !== undefined) {
+      const v: Verdicts = { decision: winner.decision, rule: winner.id, matched }
+      if (winner.reason !== undefined) v.reason = winner.reason
+      return v
+    }
+    const other = fallback?.()
+    if (other !== undefined) return other
+    return {
+      decision: this.defaultDecision,
+      rule: 'default',
+      reason: `no rule matches; the policy default is ${this.defaultDecision}`,
+      matched
+    }
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Files
+
+  private decideFile(kind: string, matcher: 'write' | 'read', requested: string | undefined) {
+    if (!nonEmpty(requested)) return invalid(kind, '?', matcher === 'write' ? 'fileName' : 'path')
+    return this.finish(kind, requested, this.pathVerdicts(matcher, requested, this.lexicalRoot))
+  }
+
+  /** Decides one path against the `write` or `read` rules; relative paths resolve against `base`. */
+  pathVerdicts(matcher: 'write' | 'read', requested: string, base: string): Verdicts {
+    let lexical: string
+    let real: string[]
+    try {
+      ;({ lexical, real } = resolveRequestPath(requested, base))
+    } catch (error) {
+      if (!(error instanceof PathError)) throw error
+      return { decision: 'deny', rule: 'invalid-request', reason: error.message, matched: [] }
+    }
+    const lexicalRoot = this.lexicalRoot
+    const realRoot = this.realRoot
+    let deny: CompiledRule | undefined
+    let allow: CompiledRule | undefined
+    const matched: string[] = []
+    for (const rule of this.rulesFor(matcher)) {
+      if (rule.matcher !== 'write' && rule.matcher !== 'read') continue
+      let hit: boolean
+      if (rule.decision === 'deny') {
+        // deny when any reading of the path matches
+        hit = rule.paths.some(
+          (g) =>
+            pathGlobMatches(g, lexical, lexicalRoot) ||
+            real.some((r) => pathGlobMatches(g, r, realRoot))
+        )
+        if (hit) deny ??= rule
+      } else {
+        // allow only when where the write really lands matches
+        hit = real.every((r) => rule.paths.some((g) => pathGlobMatches(g, r, realRoot)))
+        if (hit) allow ??= rule
+      }
+      if (hit) matched.push(rule.id)
+    }
+    const winner = deny ?? allow
+    if (winner !== undefined) {
+      const v: Verdicts = { decision: winner.decision, rule: winner.id, matched }
+      if (winner.reason !== undefined) v.reason = winner.reason
+      return v
+    }
+    if (real.some((r) => inside(realRoot, r) === undefined)) {
+      const where = real.find((r) => inside(realRoot, r) === undefined) as string
+      return {
+        decision: 'deny',
+        rule: 'outside-workspace',
+        reason: `${where} is outside the working directory and no rule allows it`,
+        matched
+      }
+    }
+    return {
+      decision: this.defaultDecision,
+      rule: 'default',
+      reason: `no rule matches; the policy default is ${this.defaultDecision}`,
+      matched
+    }
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // URLs
+
+  private decideUrl(request: PermissionRequest): Decision {
+    const kind = request.kind
+    const raw = request.url
+    if (!nonEmpty(raw)) return invalid(kind, '?', 'url')
+    const url = parseRequestUrl(raw)
+    if (url === undefined) {
+      return this.finish(kind, raw, {
+        decision: 'deny',
+        rule: 'unparsable',
+        reason: 'the URL does not parse',
+        matched: []
+      })
+    }
+    return this.finish(
+      kind,
+      raw,
+      this.match('url', (r) =>
+        r.matcher === 'url' ? r.urls.some((u) => urlPatternMatches(u, url)) : false
+      )
+    )
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Shell
+
+  /** An allow rule naming the whole command text literally, unless a deny matches that text. */
+  private explicitShellAllow(text: string): CompiledRule | undefined {
+    const whole = text.trim()
+    let allow: CompiledRule | undefined
+    for (const rule of this.rulesFor('shell')) {
+      if (rule.matcher !== 'shell') continue
+      if (rule.decision === 'deny' && rule.globs.some((g) => globMatches(g, whole)))
+        return undefined
+      if (rule.decision === 'allow' && rule.globs.some((g) => literalOf(g) === whole))
+        allow ??= rule
+    }
+    return allow
+  }
+
+  private decideShell(request: PermissionRequest): Decision {
+    const kind = request.kind
+    const text = request.fullCommandText
+    if (!nonEmpty(text) || text.trim() === '') return invalid(kind, '?', 'fullCommandText')
+    const subject = oneLine(text)
+    const analysis = analyzeShell(text)
+    const explicit = this.explicitShellAllow(text)
+    const bases = this.cdBases(analysis.cdTargets)
+    const segments: SegmentDecision[] = []
+    for (const item of analysis.items) segments.push(this.shellSegment(item, explicit, bases))
+    if (segments.length === 0) {
+      segments.push({
+        text: subject,
+        decision: 'deny',
+        rule: 'unparsable',
+        reason: 'no command found'
+      })
+    }
+    const denied = decidingDenial(segments, this.rules)
+    if (denied !== undefined) {
+      const decision: Decision = { decision: 'deny', rule: denied.rule, kind, subject, segments }
+      if (denied.reason !== undefined) decision.reason = denied.reason
+      return decision
+    }
+    const deciding = segments.filter((s) => s.rule !== 'assignment' && s.rule !== 'null-device')
+    const ids = [...new Set((deciding.length > 0 ? deciding : segments).map((s) => s.rule))]
+    return { decision: 'allow', rule: ids.join(', '), kind, subject, segments }
+  }
+
+  private shellSegment(
+    item: ShellItem,
+    explicit: CompiledRule | undefined,
+    bases: string[] | undefined
+  ): SegmentDecision {
+    switch (item.type) {
+      case 'problem':
+        if (explicit !== undefined && (item.id === 'unparsable' || item.id === 'dynamic-command')) {
+          return segment(oneLine(item.text), {
+            decision: 'allow',
+            rule: explicit.id,
+            reason: 'the rule allows this exact command text',
+            matched: [explicit.id]
+          })
+        }
+        return segment(oneLine(item.text), {
+          decision: 'deny',
+          rule: item.id,
+          reason: item.reason,
+          matched: []
+        })
+      case 'command':
+        return segment(oneLine(item.command.text), this.commandVerdicts(item.command))
+      case 'assignment': {
+        const matched: string[] = []
+        let deny: CompiledRule | undefined
+        for (const rule of this.rulesFor('shell')) {
+          if (rule.matcher !== 'shell' || rule.decision !== 'deny') continue
+          const variants = [item.text, ...item.assignments]
+          if (rule.globs.some((g) => variants.some((v) => globMatches(g, v)))) {
+            matched.push(rule.id)
+            deny ??= rule
+          }
+        }
+        if (deny !== undefined) {
+          const v: Verdicts = { decision: 'deny', rule: deny.id, matched }
+          if (deny.reason !== undefined) v.reason = deny.reason
+          return segment(oneLine(item.text), v)
+        }
+        return segment(oneLine(item.text), {
+          decision: 'allow',
+          rule: 'assignment',
+          reason: 'variable assignments are checked against deny rules only',
+          matched
+        })
+      }
+      case 'write':
+        return segment(oneLine(item.text), this.writeTargetVerdicts(item.target, bases))
+    }
+  }
+
+  private commandVerdicts(command: ShellCommand): Verdicts {
+    const literal = command.words.every((w) => w.literal)
+    const name = command.words[0]?.text ?? ''
+    const base = path.basename(name)
+    // the text known before the command runs, and the same with the program's base name
+    let known = ''
+    if (!literal) {
+      const words: string[] = []
+      for (const w of command.words) {
+        if (!w.literal) {
+          if (w.prefix !== '') words.push(w.prefix)
+          break
+        }
+        words.push(w.text)
+      }
+      known = words.join(' ')
+    }
+    const withBase = (t: string) => (base !== name ? base + t.slice(name.length) : undefined)
+    const assigned = command.assignments.join(' ')
+    const withAssignments = (t: string) => (assigned !== '' ? `${assigned} ${t}` : undefined)
+    const denyTexts = literal
+      ? [command.text, withBase(command.text), withAssignments(command.text)]
+      : []
+    const denyPrefixes = literal ? [] : [known, withBase(known), withAssignments(known)]
+    return this.match('shell', (rule) => {
+      if (rule.matcher !== 'shell') return false
+      if (rule.decision === 'allow') return rule.globs.some((g) => globMatches(g, command.text))
+      return rule.globs.some(
+        (g) =>
+          denyTexts.some((t) => t !== undefined && globMatches(g, t)) ||
+          denyPrefixes.some((t) => t !== undefined && globMayMatchPrefix(g, t)) ||
+          command.assignments.some((a) => globMatches(g, a))
+      )
+    })
+  }
+
+  /** The directories relative write targets may resolve against; undefined when unknown. */
+  private cdBases(targets: CdTarget[]): string[] | undefined {
+    let bases = [this.lexicalRoot]
+    for (const target of targets) {
+      let dir: string
+      if (target.kind === 'unknown') return undefined
+      if (target.kind === 'home') {
+        dir = os.homedir()
+      } else {
+        const expanded = expandTilde(target.word.text, target.word.tilde)
+        if (expanded === undefined) return undefined
+        dir = expanded
+      }
+      const next = new Set(bases)
+      for (const b of bases) next.add(path.resolve(b, dir))
+      bases = [...next]
+      if (bases.length > MAX_CD_BASES) return undefined
+    }
+    return bases
+  }
+
+  private writeTargetVerdicts(
+    target: ShellCommand['words'][number],
+    bases: string[] | undefined
+  ): Verdicts {
+    if (!target.literal) {
+      return {
+        decision: 'deny',
+        rule: 'dynamic-path',
+        reason: `the file "${target.text}" is only known when the command runs`,
+        matched: []
+      }
+    }
+    const expanded = expandTilde(target.text, target.tilde)
+    if (expanded === undefined) {
+      return {
+        decision: 'deny',
+        rule: 'dynamic-path',
+        reason: `the file "${target.text}" depends on tilde expansion`,
+        matched: []
+      }
+    }
+    if (path.isAbsolute(expanded) && NULL_DEVICES.has(path.normalize(expanded))) {
+      return { decision: 'allow', rule: 'null-device', matched: [] }
+    }
+    if (!path.isAbsolute(expanded) && bases === undefined) {
+      return {
+        decision: 'deny',
+        rule: 'dynamic-path',
+        reason: `the command changes directory, so where "${target.text}" is cannot be known`,
+        matched: []
+      }
+    }
+    const results = (path.isAbsolute(expanded) ? [this.lexicalRoot] : (bases ?? [])).map((b) =>
+      this.pathVerdicts('write', expanded, b)
+    )
+    return results.find((r) => r.decision === 'deny') ?? (results[0] as Verdicts)
+  }
+}
+
+/**
+ * The denied segment that names the request's denial: one denied by a policy rule first (the
+ * most useful feedback), then one denied by a built-in check, then one denied by the default.
+ */
+function decidingDenial(
+  segments: SegmentDecision[],
+  rules: readonly CompiledRule[]
+): SegmentDecision | undefined {
+  const denied = segments.filter((s) => s.decision === 'deny')
+  const ruleIds = new Set(rules.map((r) => r.id))
+  return (
+    denied.find((s) => ruleIds.has(s.rule)) ?? denied.find((s) => s.rule !== 'default') ?? denied[0]
+  )
+}
+
+function expandTilde(text: string, tilde: boolean): string | undefined {
+  if (!tilde) return text
+  if (text === '~') return os.homedir()
+  if (text.startsWith('~/')) return os.homedir() + text.slice(1)
+  return undefined // ~user, ~+, ~-
+}
+
+function segment(text: string, v: Verdicts): SegmentDecision {
+  const s: SegmentDecision = { text, decision: v.decision, rule: v.rule, matched: v.matched }
+  if (v.reason !== undefined) s.reason = v.reason
+  return s
+}
+
+function nonEmpty(value: string | undefined): value is string {
+  return typeof value === 'string' && value.length > 0
+}
+
+function invalid(kind: string, subject: string, field: string): Decision {
+  return {
+    decision: 'deny',
+    rule: 'invalid-request',
+    reason: `the ${kind} request has no ${field}`,
+    kind,
+    subject: oneLine(subject)
+  }
+}
+
+/** The reject feedback sent to the agent for a denial (or a note for an allow). */
+export function feedbackFor(decision: Decision): string {
+  if (decision.decision === 'allow') return `Allowed by policy rule "${decision.rule}"`
+  const reason = decision.reason ?? 'the policy does not allow this'
+  let text = `Denied by policy rule "${decision.rule}": ${reason}`
+  const denied =
+    decision.segments?.find((s) => s.decision === 'deny' && s.rule === decision.rule) ??
+    decision.segments?.find((s) => s.decision === 'deny')
+  if (denied !== undefined && denied.text !== decision.subject) text += ` (in: ${denied.text})`
+  return text
+}

@@ -1,0 +1,41 @@
+/** Errors and warnings about a policy file, each with its position and how to fix it. */
+
+export interface PolicyIssue {
+  severity: 'error' | 'warning'
+  /** The policy file (as given) or `built-in:<name>`. */
+  file: string
+  /** 1-based. */
+  line: number
+  /** 1-based. */
+  column: number
+  message: string
+  /** What to change. */
+  fix: string
+}
+
+export function formatIssue(issue: PolicyIssue): string {
+  const where = `${issue.file}:${issue.line}:${issue.column}`
+  const label = issue.severity === 'warning' ? 'warning: ' : ''
+  return `${where}: ${label}${issue.message}. Fix: ${issue.fix}`
+}
+
+/** A policy that cannot be used. `issues` lists every error found, in file order. */
+export class PolicyError extends Error {
+  readonly issues: PolicyIssue[]
+  readonly file: string
+  readonly line: number
+  readonly column: number
+  readonly fix: string
+
+  constructor(issues: PolicyIssue[]) {
+    const first = issues[0]
+    if (first === undefined) throw new Error('PolicyError needs at least one issue')
+    super(issues.map(formatIssue).join('\n'))
+    this.name = 'PolicyError'
+    this.issues = issues
+    this.file = first.file
+    this.line = first.line
+    this.column = first.column
+    this.fix = first.fix
+  }
+}

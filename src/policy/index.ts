@@ -1,0 +1,15 @@
+/** The policy module: load a policy, decide permission requests, explain decisions. */
+export type { Decision, MatcherKey, Policy, SegmentDecision, Verdict } from './types.js'
+export { PolicyError, formatIssue, type PolicyIssue } from './errors.js'
+export {
+  compilePolicy,
+  loadPolicy,
+  parsePolicyText,
+  FALLBACK_PRESET,
+  type CompiledPolicy,
+  type CompileOptions,
+  type ParsedPolicy
+} from './load.js'
+export { feedbackFor, PolicyEngine, type CompiledRule } from './engine.js'
+export { PRESET_NAMES, presetText, type PresetName } from './presets.js'
+export { initBashParser, locateWasm } from './wasm.js'

@@ -1,0 +1,493 @@
+/**
+ * Loading a policy: read the YAML file (keeping positions), validate it strictly, compile the
+ * rules, initialize the shell parser. Every problem is reported as `file:line:column` with a
+ * fix; all problems found are reported at once.
+ */
+import { readFile } from 'node:fs/promises'
+import path from 'node:path'
+import {
+  isMap,
+  isNode,
+  isScalar,
+  isSeq,
+  LineCounter,
+  parseDocument,
+  type Document,
+  type Range
+} from 'yaml'
+import type { z } from 'zod'
+import {
+  compileRule,
+  PatternError,
+  PolicyEngine,
+  type CompiledRule,
+  type RuleSpec
+} from './engine.js'
+import { PolicyError, type PolicyIssue } from './errors.js'
+import { presetText, type PresetName } from './presets.js'
+import {
+  BUILT_IN_IDS,
+  KEY_HELP,
+  MATCHER_KEYS,
+  POLICY_KEYS,
+  PolicyFileSchema,
+  RULE_KEYS,
+  type PolicyFileInput
+} from './schema.js'
+import type { Verdict } from './types.js'
+import { initBashParser } from './wasm.js'
+
+export type PathSegment = string | number
+
+/** Maps paths in the parsed document back to line and column. */
+export class SourceMap {
+  constructor(
+    readonly file: string,
+    readonly doc: Document,
+    private readonly lines: LineCounter
+  ) {}
+
+  /** Position of the value at `at` (or of its key, with `key`), or of its closest ancestor. */
+  position(at: readonly PathSegment[], key = false): { line: number; column: number } {
+    let node: unknown = this.doc.contents
+    let range: Range | undefined = isNode(node) ? (node.range ?? undefined) : undefined
+    for (let i = 0; i < at.length; i++) {
+      const segment = at[i]
+      const last = i === at.length - 1
+      if (isMap(node)) {
+        const pair = node.items.find((p) => (isScalar(p.key) ? p.key.value : p.key) === segment)
+        if (pair === undefined) break
+        if ((last && key) || !isNode(pair.value) || !pair.value.range) {
+          if (isNode(pair.key) && pair.key.range) range = pair.key.range
+          if (last && key) break
+        }
+        node = pair.value
+        if (isNode(node) && node.range) range = node.range
+      } else if (isSeq(node) && typeof segment === 'number') {
+        const item: unknown = node.items[segment]
+        if (item === undefined) break
+        node = item
+        if (isNode(item) && item.range) range = item.range
+      } else {
+        break
+      }
+    }
+    const offset = range?.[0] ?? 0
+    const pos = this.lines.linePos(offset)
+    return { line: pos.line, column: pos.col }
+  }
+
+  issue(
+    at: readonly PathSegment[],
+    message: string,
+    fix: string,
+    options: { key?: boolean; severity?: 'error' | 'warning' } = {}
+  ): PolicyIssue {
+    const { line, column } = this.position(at, options.key ?? false)
+    return {
+      severity: options.severity ?? 'error',
+      file: this.file,
+      line,
+      column,
+      message,
+      fix
+    }
+  }
+
+  has(at: readonly PathSegment[]): boolean {
+    return this.doc.hasIn(at)
+  }
+}
+
+/** The result of reading a policy file without compiling it (used by loader and `check`). */
+export interface ParsedPolicy {
+  file: string
+  map: SourceMap
+  data: PolicyFileInput | undefined
+  /** Errors and warnings, in file order. */
+  issues: PolicyIssue[]
+  /** Rule specs (with final ids) when the structure is valid. */
+  rules: RuleSpec[]
+  defaultDecision: Verdict
+}
+
+function byPosition(a: PolicyIssue, b: PolicyIssue): number {
+  return a.line - b.line || a.column - b.column
+}
+
+function ruleLabel(index: number, id: string | undefined): string {
+  return id === undefined ? `rule ${index + 1}` : `rule ${index + 1} ("${id}")`
+}
+
+function distance(a: string, b: string): number {
+  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) =>
+    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0))
+  )
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const row = d[i] as number[]
+      const prev = d[i - 1] as number[]
+      row[j] = Math.min(
+        (prev[j] as number) + 1,
+        (row[j - 1] as number) + 1,
+        (prev[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1)
+      )
+    }
+  }
+  return (d[a.length] as number[])[b.length] as number
+}
+
+export function suggest(key: string, allowed: readonly string[]): string | undefined {
+  let best: string | undefined
+  let bestDistance = Infinity
+  for (const candidate of allowed) {
+    const dist = distance(key.toLowerCase(), candidate.toLowerCase())
+    if (dist < bestDistance) {
+      best = candidate
+      bestDistance = dist
+    }
+  }
+  return bestDistance <= Math.max(1, Math.floor(key.length / 3)) ? best : undefined
+}
+
+function describeType(value: unknown): string {
+  if (value === null) return 'null'
+  if (Array.isArray(value)) return 'a list'
+  if (typeof value === 'object') return 'a mapping'
+  if (typeof value === 'string') return `the string "${value}"`
+  if (typeof value === 'number' || typeof value === 'boolean') return `${typeof value} ${value}`
+  return typeof value
+}
+
+type ZodIssue = z.core.$ZodIssue
+
+function zodIssues(map: SourceMap, issues: readonly ZodIssue[], input: unknown): PolicyIssue[] {
+  const out: PolicyIssue[] = []
+  // a missing key that an unknown key in the same mapping is a misspelling of: one error only
+  const misspelled = new Set<string>()
+  for (const issue of issues) {
+    if (issue.code !== 'unrecognized_keys') continue
+    const allowed = issue.path.length === 0 ? POLICY_KEYS : RULE_KEYS
+    for (const key of issue.keys) {
+      const guess = suggest(key, allowed)
+      if (guess !== undefined) misspelled.add(JSON.stringify([...issue.path.map(String), guess]))
+    }
+  }
+  for (const issue of issues) {
+    if (misspelled.has(JSON.stringify(issue.path.map(String)))) continue
+    const at = issue.path.filter((p): p is PathSegment => typeof p !== 'symbol')
+    const inRule = at[0] === 'rules' && typeof at[1] === 'number'
+    const label = inRule ? ` in ${ruleLabel(at[1] as number, undefined)}` : ''
+    const last = at[at.length - 1]
+    const name = typeof last === 'string' ? last : undefined
+    const help = name !== undefined ? KEY_HELP[name] : undefined
+    if (issue.code === 'unrecognized_keys') {
+      const allowed = at.length === 0 ? POLICY_KEYS : RULE_KEYS
+      for (const key of issue.keys) {
+        const guess = suggest(key, allowed)
+        out.push(
+          map.issue(
+            [...at, key],
+            `unknown key "${key}"${label}`,
+            guess !== undefined
+              ? `did you mean "${guess}"? (allowed keys: ${allowed.join(', ')})`
+              : `remove it; allowed keys: ${allowed.join(', ')}`,
+            { key: true }
+          )
+        )
+      }
+      continue
+    }
+    if (at.length === 0) {
+      out.push(
+        map.issue(
+          at,
+          `a policy must be a mapping, not ${describeType(input)}`,
+          'start the file with "version: 1" and a "rules:" list'
+        )
+      )
+      continue
+    }
+    if (!map.has(at) && name !== undefined) {
+      out.push(map.issue(at.slice(0, -1), `missing "${name}"${label}`, `add ${help ?? name}`))
+      continue
+    }
+    const value = map.doc.getIn(at)
+    switch (issue.code) {
+      case 'invalid_value':
+        out.push(
+          map.issue(
+            at,
+            `"${String(name ?? last)}"${label} must be ${issue.values
+              .map((v) => JSON.stringify(v))
+              .join(' or ')}, not ${describeType(value)}`,
+            name === 'memory'
+              ? 'write memory: true (a rule that matches no memory request is not needed)'
+              : `write ${help ?? issue.values.map((v) => JSON.stringify(v)).join(' or ')}`
+          )
+        )
+        break
+      case 'invalid_type': {
+        const what = typeof last === 'number' ? 'a pattern' : `"${String(last)}"`
+        out.push(
+          map.issue(
+            at,
+            `${what}${label} must be ${issue.expected === 'array' ? 'a list' : issue.expected}, ` +
+              `not ${describeType(value)}`,
+            issue.expected === 'array' && help !== undefined
+              ? `write a list, e.g. ${help}`
+              : help !== undefined
+                ? `write ${help}`
+                : `write a ${issue.expected}`
+          )
+        )
+        break
+      }
+      case 'too_small':
+        out.push(
+          issue.origin === 'array'
+            ? map.issue(
+                at,
+                `"${String(last)}"${label} is an empty list, so it never matches`,
+                'add at least one pattern, or remove the key'
+              )
+            : map.issue(at, `an empty pattern${label}`, 'remove it or write a pattern')
+        )
+        break
+      case 'invalid_format':
+        out.push(
+          map.issue(
+            at,
+            `invalid ${String(name ?? 'value')} "${String(value)}"${label}`,
+            `write ${help ?? 'a valid value'}`
+          )
+        )
+        break
+      default:
+        out.push(map.issue(at, `${issue.message}${label}`, `write ${help ?? 'a valid value'}`))
+    }
+  }
+  return out
+}
+
+/** Reads YAML text into a validated structure; never throws for bad input. */
+export function parsePolicyText(text: string, file: string): ParsedPolicy {
+  const lines = new LineCounter()
+  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true })
+  const map = new SourceMap(file, doc, lines)
+  const result: ParsedPolicy = {
+    file,
+    map,
+    data: undefined,
+    issues: [],
+    rules: [],
+    defaultDecision: 'deny'
+  }
+  for (const error of doc.errors) {
+    const pos = lines.linePos(error.pos[0])
+    const firstLine = error.message.split('\n')[0] ?? error.message
+    result.issues.push({
+      severity: 'error',
+      file,
+      line: pos.line,
+      column: pos.col,
+      message: `invalid YAML: ${firstLine.replace(/ at line \d+, column \d+:?$/, '')}`,
+      fix:
+        error.code === 'DUPLICATE_KEY'
+          ? 'remove one of the duplicate keys'
+          : 'correct the YAML syntax (indentation, quotes, brackets); quote patterns that ' +
+            'start with * or contain ": "'
+    })
+  }
+  if (result.issues.length > 0) return result
+  for (const warning of doc.warnings) {
+    const pos = lines.linePos(warning.pos[0])
+    result.issues.push({
+      severity: 'warning',
+      file,
+      line: pos.line,
+      column: pos.col,
+      message: warning.message.split('\n')[0] ?? warning.message,
+      fix: 'see the YAML warning'
+    })
+  }
+  const input: unknown = doc.toJS({ maxAliasCount: 100 })
+  if (input === null || input === undefined) {
+    result.issues.push({
+      severity: 'error',
+      file,
+      line: 1,
+      column: 1,
+      message: 'the policy file is empty',
+      fix: 'start the file with "version: 1" and a "rules:" list'
+    })
+    return result
+  }
+  const parsed = PolicyFileSchema.safeParse(input)
+  if (!parsed.success) {
+    result.issues.push(...zodIssues(map, parsed.error.issues, input))
+    result.issues.sort(byPosition)
+    return result
+  }
+  result.data = parsed.data
+  result.defaultDecision = parsed.data.default ?? 'deny'
+  result.issues.push(...ruleSpecs(map, parsed.data, result.rules))
+  result.issues.sort(byPosition)
+  return result
+}
+
+/** Checks what the schema cannot (one matcher per rule, ids) and builds the rule specs. */
+function ruleSpecs(map: SourceMap, data: PolicyFileInput, out: RuleSpec[]): PolicyIssue[] {
+  const issues: PolicyIssue[] = []
+  const rules = data.rules ?? []
+  const generated = new Set(rules.map((r, i) => (r.id === undefined ? `rule-${i + 1}` : '')))
+  const seen = new Map<string, number>()
+  rules.forEach((rule, i) => {
+    const at = ['rules', i]
+    const label = ruleLabel(i, rule.id)
+    const present = MATCHER_KEYS.filter((k) => rule[k] !== undefined)
+    if (present.length === 0) {
+      issues.push(
+        map.issue(
+          at,
+          `${label} has no matcher`,
+          `add exactly one of ${MATCHER_KEYS.join(', ')} (e.g. ${KEY_HELP.shell})`
+        )
+      )
+    } else if (present.length > 1) {
+      issues.push(
+        map.issue(
+          [...at, present[1] as string],
+          `${label} has ${present.length} matchers (${present.join(', ')})`,
+          'a rule matches one kind of request: split it into one rule per matcher',
+          { key: true }
+        )
+      )
+    }
+    if (rule.id !== undefined) {
+      const first = seen.get(rule.id)
+      if ((BUILT_IN_IDS as readonly string[]).includes(rule.id)) {
+        issues.push(
+          map.issue(
+            [...at, 'id'],
+            `id "${rule.id}" is reserved for the policy's built-in decisions`,
+            'choose another id'
+          )
+        )
+      } else if (first !== undefined) {
+        const pos = map.position(['rules', first, 'id'])
+        issues.push(
+          map.issue(
+            [...at, 'id'],
+            `duplicate rule id "${rule.id}" (first used at line ${pos.line})`,
+            'give every rule a different id'
+          )
+        )
+      } else if (generated.has(rule.id)) {
+        issues.push(
+          map.issue(
+            [...at, 'id'],
+            `id "${rule.id}" is also the generated id of the rule at that position`,
+            'choose an id that is not of the form rule-<n>'
+          )
+        )
+      }
+      seen.set(rule.id, seen.get(rule.id) ?? i)
+    }
+    const matcher = present[0]
+    if (present.length !== 1 || matcher === undefined) return
+    const patterns = matcher === 'memory' ? [] : (rule[matcher] as string[])
+    const spec: RuleSpec = {
+      id: rule.id ?? `rule-${i + 1}`,
+      decision: rule.decision,
+      matcher,
+      patterns,
+      origin: { file: map.file, ...map.position(at) }
+    }
+    if (rule.reason !== undefined) spec.reason = rule.reason
+    try {
+      compileRule(spec)
+      out.push(spec)
+    } catch (error) {
+      if (!(error instanceof PatternError)) throw error
+      issues.push(
+        map.issue([...at, matcher, error.index], `${error.message} in ${label}`, error.fix)
+      )
+    }
+  })
+  return issues
+}
+
+export interface CompileOptions {
+  /** Marks the policy as the built-in fallback (no policy file existed). */
+  builtIn?: boolean
+}
+
+/** The compiled policy: `decide` plus what tooling needs (rules, default, origin). */
+export type CompiledPolicy = PolicyEngine
+
+/**
+ * Compiles policy YAML text. `source` names it in errors (a file path or `built-in:<name>`);
+ * relative path globs are relative to `workingDirectory`. Throws PolicyError on bad input.
+ */
+export async function compilePolicy(
+  text: string,
+  source: string,
+  workingDirectory: string,
+  options: CompileOptions = {}
+): Promise<CompiledPolicy> {
+  const parsed = parsePolicyText(text, source)
+  const errors = parsed.issues.filter((i) => i.severity === 'error')
+  if (errors.length > 0) throw new PolicyError(errors)
+  await initBashParser()
+  const rules: CompiledRule[] = parsed.rules.map((spec) => compileRule(spec))
+  return new PolicyEngine({
+    source,
+    builtIn: options.builtIn ?? false,
+    rules,
+    defaultDecision: parsed.defaultDecision,
+    workingDirectory
+  })
+}
+
+/** The built-in policy used when the repository has no policy file. */
+export const FALLBACK_PRESET: PresetName = 'read-only'
+
+/**
+ * Loads the policy file at `options.path` (relative paths are relative to the working
+ * directory). A missing file gives the built-in `read-only` policy.
+ */
+export async function loadPolicy(options: {
+  path: string
+  workingDirectory: string
+}): Promise<CompiledPolicy> {
+  const file = path.resolve(options.workingDirectory, options.path)
+  let text: string
+  try {
+    text = await readFile(file, 'utf8')
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === 'ENOENT') {
+      return compilePolicy(
+        presetText(FALLBACK_PRESET),
+        `built-in:${FALLBACK_PRESET}`,
+        options.workingDirectory,
+        { builtIn: true }
+      )
+    }
+    if (code === 'EISDIR') {
+      throw new PolicyError([
+        {
+          severity: 'error',
+          file: options.path,
+          line: 1,
+          column: 1,
+          message: 'the policy path is a directory',
+          fix: 'point the policy input at a YAML file, e.g. .github/copilot-policy.yml'
+        }
+      ])
+    }
+    throw error
+  }
+  return compilePolicy(text, options.path, options.workingDirectory)
+}

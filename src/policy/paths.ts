@@ -1,0 +1,139 @@
+/**
+ * File path resolution and matching for `write` and `read` rules.
+ *
+ * A request's path is resolved against the working directory and then through every symlink
+ * that exists on disk (dangling links included: a write through them lands on their target).
+ * Relative globs (`src/**`) match only paths whose real location is inside the working
+ * directory; absolute globs (`/tmp/**`) match absolute paths.
+ */
+import { lstatSync, readlinkSync, realpathSync } from 'node:fs'
+import path from 'node:path'
+import picomatch from 'picomatch'
+
+const MAX_SYMLINKS = 40
+
+/** Where a requested path really is. */
+export interface ResolvedPath {
+  /** As requested, made absolute against the working directory and normalized (`..` removed). */
+  lexical: string
+  /**
+   * Where a write really lands: every existing symlink followed. Both readings are given when
+   * they differ: `..` after a symlink means the link target's parent to the kernel.
+   */
+  real: string[]
+}
+
+/** Thrown for paths that cannot be resolved (symlink loops, NUL bytes, empty). */
+export class PathError extends Error {}
+
+/**
+ * Resolves `p` through the file system as the kernel would: component by component, following
+ * symlinks (also dangling ones), `..` applied to the real directory reached so far.
+ */
+export function physicalPath(p: string): string {
+  const queue = p.split('/').filter((c) => c.length > 0)
+  let current = '/'
+  let links = 0
+  let exists = true
+  while (queue.length > 0) {
+    const component = queue.shift() as string
+    if (component === '.') continue
+    if (component === '..') {
+      current = path.dirname(current)
+      continue
+    }
+    const next = path.join(current, component)
+    if (!exists) {
+      current = next
+      continue
+    }
+    let isLink: boolean
+    try {
+      isLink = lstatSync(next).isSymbolicLink()
+    } catch {
+      exists = false
+      current = next
+      continue
+    }
+    if (isLink) {
+      if (++links > MAX_SYMLINKS) throw new PathError(`too many symlinks resolving ${p}`)
+      const target = readlinkSync(next)
+      queue.unshift(...target.split('/').filter((c) => c.length > 0))
+      if (path.isAbsolute(target)) current = '/'
+      continue
+    }
+    current = next
+  }
+  return current
+}
+
+/** The working directory's own real path (it may itself be reached through a symlink). */
+export function realDirectory(dir: string): string {
+  try {
+    return realpathSync(dir)
+  } catch {
+    return path.resolve(dir)
+  }
+}
+
+export function resolveRequestPath(requested: string, workingDirectory: string): ResolvedPath {
+  if (requested.length === 0) throw new PathError('empty path')
+  if (requested.includes('\0')) throw new PathError('path contains a NUL byte')
+  const base = path.resolve(workingDirectory)
+  const lexical = path.resolve(base, requested)
+  const joined = path.isAbsolute(requested) ? requested : `${base}/${requested}`
+  const real = new Set([physicalPath(lexical), physicalPath(joined)])
+  return { lexical, real: [...real] }
+}
+
+/** `p` relative to `dir` when inside it (`''` for `dir` itself), else undefined. */
+export function inside(dir: string, p: string): string | undefined {
+  const rel = path.relative(dir, p)
+  if (rel === '') return ''
+  if (rel === '..' || rel.startsWith('../') || path.isAbsolute(rel)) return undefined
+  return rel
+}
+
+const MATCH_OPTIONS: picomatch.PicomatchOptions = { dot: true, nonegate: true, strictSlashes: true }
+
+export interface PathGlob {
+  source: string
+  absolute: boolean
+  /** For absolute globs: the pattern, and the pattern rebased onto its base's real path. */
+  matchers: Array<(p: string) => boolean>
+}
+
+export function compilePathGlob(source: string): PathGlob {
+  let pattern = source
+  while (pattern.startsWith('./')) pattern = pattern.slice(2)
+  const absolute = path.isAbsolute(pattern)
+  const matchers = [picomatch(pattern, MATCH_OPTIONS)]
+  if (absolute) {
+    // `/tmp/**` must also match `/private/tmp/x` where /tmp is a symlink to /private/tmp
+    const { base } = picomatch.scan(pattern)
+    if (base.length > 0) {
+      let realBase: string | undefined
+      try {
+        realBase = realpathSync(base)
+      } catch {
+        realBase = undefined
+      }
+      if (realBase !== undefined && realBase !== base) {
+        matchers.push(picomatch(realBase + pattern.slice(base.length), MATCH_OPTIONS))
+      }
+    }
+  }
+  return { source, absolute, matchers }
+}
+
+/**
+ * Whether the glob matches the path `p` (absolute). Relative globs see `p` relative to `root`
+ * and never match outside it; the root itself is `.`.
+ */
+export function pathGlobMatches(glob: PathGlob, p: string, root: string): boolean {
+  if (glob.absolute) return glob.matchers.some((m) => m(p))
+  const rel = inside(root, p)
+  if (rel === undefined) return false
+  const subject = rel === '' ? '.' : rel
+  return glob.matchers.some((m) => m(subject))
+}

@@ -1,0 +1,907 @@
+/**
+ * Shell command analysis for the policy: parse a command line with tree-sitter-bash and list
+ * every simple command bash would run (through pipelines, lists, subshells, groups, command and
+ * process substitution, heredoc bodies, loops, and the commands run by wrappers such as
+ * `sh -c`, `eval`, `env`, `xargs`, `sudo`, `find -exec`), every file it would write through a
+ * redirection or `tee`, and everything that cannot be known before it runs.
+ *
+ * The CLI's own parse of the command (`commandSegments`, `possiblePaths`, ...) is never used.
+ */
+import path from 'node:path'
+import type { Node, Parser } from 'web-tree-sitter'
+import { bashParserSync } from './wasm.js'
+
+/** One shell word after quote removal. */
+export interface ShellWord {
+  /** The word's value (quotes removed, escapes applied); dynamic parts keep their source text. */
+  text: string
+  /** True when the value is fully known before the command runs (no expansion, glob, brace). */
+  literal: boolean
+  /** For a non-literal word: the known text it starts with (may be empty). */
+  prefix: string
+  /** The word starts with an unquoted `~` (tilde expansion). */
+  tilde: boolean
+}
+
+export interface ShellCommand {
+  words: ShellWord[]
+  /** Leading `NAME=value` assignments (as text), and assignments made by `env` / `export`. */
+  assignments: string[]
+  /** The normalized command: the words' text joined by single spaces. */
+  text: string
+  /** The wrappers this command was found in, outermost first (`sudo`, `sh -c`, ...). */
+  via: string[]
+}
+
+export type ShellProblemId = 'unparsable' | 'dynamic-command' | 'dynamic-path' | 'too-complex'
+
+export type ShellItem =
+  | { type: 'command'; command: ShellCommand }
+  /** A statement that only assigns variables (`x=1`): checked against deny rules only. */
+  | { type: 'assignment'; text: string; assignments: string[] }
+  /** A file the command writes: a redirection target, a `tee` argument, ... */
+  | { type: 'write'; text: string; target: ShellWord }
+  | { type: 'problem'; id: ShellProblemId; text: string; reason: string }
+
+/** A directory change seen in the command: a known target, HOME, or unknown (`cd -`, `cd $X`). */
+export type CdTarget = { kind: 'path'; word: ShellWord } | { kind: 'home' } | { kind: 'unknown' }
+
+export interface ShellAnalysis {
+  items: ShellItem[]
+  cdTargets: CdTarget[]
+}
+
+/** Wrapper nesting deeper than this (`sh -c "sh -c \"...\""`) is denied as too complex. */
+const MAX_DEPTH = 8
+
+/** Reserved words: as a command name they mean tree-sitter misread the command. */
+const RESERVED = new Set([
+  '!',
+  '{',
+  '}',
+  '[[',
+  ']]',
+  'case',
+  'coproc',
+  'do',
+  'done',
+  'elif',
+  'else',
+  'esac',
+  'fi',
+  'for',
+  'function',
+  'if',
+  'in',
+  'select',
+  'then',
+  'until',
+  'while'
+])
+
+const SHELLS = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh', 'ash', 'mksh', 'yash', 'fish'])
+
+/** Parses `text` and lists what it would run and write. Requires `initBashParser()` first. */
+export function analyzeShell(text: string, parser: Parser = bashParserSync()): ShellAnalysis {
+  const analyzer = new Analyzer(parser)
+  analyzer.script(text, 0, [])
+  return { items: analyzer.items, cdTargets: analyzer.cdTargets }
+}
+
+export function literalWord(text: string): ShellWord {
+  return { text, literal: true, prefix: text, tilde: false }
+}
+
+function dynamicWord(text: string, prefix = ''): ShellWord {
+  return { text, literal: false, prefix, tilde: false }
+}
+
+/** The synthetic trailing word for arguments supplied at run time (`xargs cmd`). */
+const RUNTIME_ARGS: ShellWord = dynamicWord('…')
+
+interface Context {
+  /** The text being parsed (node indices point into it). */
+  source: string
+  depth: number
+  via: string[]
+}
+
+class Analyzer {
+  readonly items: ShellItem[] = []
+  readonly cdTargets: CdTarget[] = []
+
+  constructor(private readonly parser: Parser) {}
+
+  private problem(id: ShellProblemId, text: string, reason: string): void {
+    this.items.push({ type: 'problem', id, text, reason })
+  }
+
+  script(text: string, depth: number, via: string[]): void {
+    if (depth > MAX_DEPTH) {
+      this.problem('too-complex', text, `commands nested more than ${MAX_DEPTH} levels deep`)
+      return
+    }
+    const tree = this.parser.parse(text)
+    if (tree === null) {
+      this.problem('unparsable', text, 'the command could not be parsed')
+      return
+    }
+    try {
+      const root = tree.rootNode
+      if (root.hasError) {
+        this.problem('unparsable', text, 'the command is not valid shell syntax')
+        return
+      }
+      this.walk(root, { source: text, depth, via })
+    } finally {
+      tree.delete()
+    }
+  }
+
+  private walkChildren(node: Node, ctx: Context): void {
+    for (const child of node.children) this.walk(child, ctx)
+  }
+
+  private walk(node: Node, ctx: Context): void {
+    switch (node.type) {
+      case 'comment':
+        return
+      case 'command':
+        this.command(node, ctx)
+        return
+      case 'declaration_command':
+      case 'unset_command':
+        this.declaration(node, ctx)
+        return
+      case 'variable_assignments':
+        this.assignmentOnly(
+          node.children.filter((c) => c.type === 'variable_assignment'),
+          ctx
+        )
+        return
+      case 'variable_assignment':
+        // a lone assignment statement (`x=1`); assignments inside commands are handled there
+        this.assignmentOnly([node], ctx)
+        return
+      case 'file_redirect':
+        this.redirect(node, ctx)
+        return
+      case 'expansion':
+        if (isPromptExpansion(node)) {
+          this.problem(
+            'dynamic-command',
+            node.text,
+            `${node.text} expands the variable as a prompt string, which can run commands`
+          )
+        }
+        this.walkChildren(node, ctx)
+        return
+      case 'function_definition': {
+        const body = node.childForFieldName('body')
+        if (body !== null) this.walk(body, ctx)
+        return
+      }
+      default:
+        this.walkChildren(node, ctx)
+    }
+  }
+
+  private assignmentOnly(nodes: Node[], ctx: Context): void {
+    const assignments = nodes.map((n) => assignmentText(n))
+    for (const n of nodes) this.walkChildren(n, ctx)
+    if (assignments.length > 0) {
+      this.items.push({ type: 'assignment', text: assignments.join(' '), assignments })
+    }
+  }
+
+  private command(node: Node, ctx: Context): void {
+    const assignments: string[] = []
+    const parts: Array<{ node: Node; word: ShellWord }> = []
+    for (let i = 0; i < node.childCount; i++) {
+      const child = node.child(i)
+      if (child === null) continue
+      const field = node.fieldNameForChild(i)
+      if (child.type === 'variable_assignment' && parts.length === 0) {
+        assignments.push(assignmentText(child))
+        this.walkChildren(child, ctx)
+      } else if (child.type === 'command_name') {
+        const inner = child.firstChild
+        parts.push({ node: child, word: inner === null ? literalWord('') : evalWord(inner) })
+        this.walk(child, ctx)
+      } else if (field === 'argument') {
+        parts.push({ node: child, word: evalWord(child) })
+        this.walk(child, ctx)
+      } else {
+        this.walk(child, ctx)
+      }
+    }
+    // tree-sitter treats `\<newline>` as blank space, bash joins the two sides into one word
+    const source = ctx.source
+    const words: ShellWord[] = []
+    let previous: Node | undefined
+    for (const part of parts) {
+      const gap =
+        previous === undefined ? '' : source.slice(previous.endIndex, part.node.startIndex)
+      const last = words[words.length - 1]
+      if (last !== undefined && gap.length > 0 && /^(?:\\\r?\n)+$/.test(gap)) {
+        words[words.length - 1] = joinWords([last, part.word])
+      } else {
+        words.push(part.word)
+      }
+      previous = part.node
+    }
+    if (words.length === 0) {
+      if (assignments.length > 0) {
+        this.items.push({ type: 'assignment', text: assignments.join(' '), assignments })
+      }
+      return
+    }
+    this.effective(words, assignments, ctx)
+  }
+
+  private declaration(node: Node, ctx: Context): void {
+    const words: ShellWord[] = []
+    const assignments: string[] = []
+    for (const child of node.children) {
+      if (!child.isNamed) {
+        words.push(literalWord(child.type))
+      } else if (child.type === 'variable_assignment') {
+        const text = assignmentText(child)
+        assignments.push(text)
+        words.push(evalWord(child))
+      } else if (child.type === 'variable_name') {
+        words.push(literalWord(child.text))
+      } else if (child.type !== 'comment') {
+        words.push(evalWord(child))
+      }
+      this.walk(child, ctx)
+    }
+    if (words.length > 0) {
+      this.items.push({ type: 'command', command: makeCommand(words, assignments, ctx.via) })
+    }
+  }
+
+  private redirect(node: Node, ctx: Context): void {
+    let operator = ''
+    let descriptor = ''
+    for (const child of node.children) {
+      if (!child.isNamed) operator += child.type
+      else if (child.type === 'file_descriptor') descriptor = child.text
+      this.walk(child, ctx)
+    }
+    if (!['>', '>>', '>|', '&>', '&>>', '>&'].includes(operator)) return
+    const destination = node.childForFieldName('destination')
+    if (destination === null) {
+      this.problem('unparsable', node.text, 'a redirection without a target')
+      return
+    }
+    if (destination.type === 'process_substitution') return // writes into a checked command
+    if (operator === '>&' && (destination.type === 'number' || destination.text === '-')) return
+    const target = evalWord(destination)
+    this.write(`${descriptor}${operator} ${target.text}`, target)
+  }
+
+  private write(text: string, target: ShellWord): void {
+    this.items.push({ type: 'write', text, target })
+  }
+
+  /** A simple command after assignments: record it, then follow what it runs and writes. */
+  private effective(words: ShellWord[], assignments: string[], ctx: Context): void {
+    const command = makeCommand(words, assignments, ctx.via)
+    const name = words[0] as ShellWord
+    if (!name.literal) {
+      this.problem(
+        'dynamic-command',
+        command.text,
+        `the command name "${name.text}" is only known when the command runs`
+      )
+      return
+    }
+    if (RESERVED.has(name.text)) {
+      this.problem('unparsable', command.text, `unsupported shell construct "${name.text}"`)
+      return
+    }
+    this.items.push({ type: 'command', command })
+    if (ctx.depth >= MAX_DEPTH && isWrapper(name.text)) {
+      this.problem(
+        'too-complex',
+        command.text,
+        `commands nested more than ${MAX_DEPTH} levels deep`
+      )
+      return
+    }
+    const inner: Context = {
+      source: ctx.source,
+      depth: ctx.depth + 1,
+      via: [...ctx.via, path.basename(name.text)]
+    }
+    for (const run of runs(words, this)) {
+      if (run.kind === 'words') {
+        if (run.words.length > 0) this.effective(run.words, run.assignments ?? [], inner)
+      } else if (run.kind === 'script') {
+        if (run.script.literal) {
+          this.script(run.script.text, inner.depth, inner.via)
+        } else {
+          this.problem(
+            'dynamic-command',
+            command.text,
+            `the command string "${run.script.text}" is only known when the command runs`
+          )
+        }
+      } else {
+        this.problem('dynamic-command', command.text, run.reason)
+      }
+    }
+  }
+
+  /** Called by `runs` for the side effects of the commands it understands. */
+  recordWrite(command: string, target: ShellWord): void {
+    this.write(`${command}: ${target.text}`, target)
+  }
+
+  recordCd(target: CdTarget): void {
+    this.cdTargets.push(target)
+  }
+}
+
+function makeCommand(words: ShellWord[], assignments: string[], via: string[]): ShellCommand {
+  return { words, assignments, text: words.map((w) => w.text).join(' '), via }
+}
+
+function assignmentText(node: Node): string {
+  return evalWord(node).text
+}
+
+function isPromptExpansion(node: Node): boolean {
+  const children = node.children
+  for (let i = 0; i + 1 < children.length; i++) {
+    const a = children[i] as Node
+    const b = children[i + 1] as Node
+    if (a.type === '@' && !a.isNamed && b.type === 'P') return true
+  }
+  return false
+}
+
+// ---------------------------------------------------------------------------------------------
+// Words
+
+function joinWords(parts: ShellWord[]): ShellWord {
+  let text = ''
+  let prefix = ''
+  let literal = true
+  for (const part of parts) {
+    text += part.text
+    if (literal) prefix += part.literal ? part.text : part.prefix
+    literal &&= part.literal
+  }
+  return { text, literal, prefix: literal ? text : prefix, tilde: parts[0]?.tilde ?? false }
+}
+
+/** Evaluates a word node as bash would before running the command, as far as it is static. */
+export function evalWord(node: Node): ShellWord {
+  switch (node.type) {
+    case 'word':
+      return unquotedWord(node.text)
+    case 'number':
+    case 'variable_name':
+    case 'file_descriptor':
+      return literalWord(node.text)
+    case 'raw_string':
+      return literalWord(node.text.slice(1, -1))
+    case 'ansi_c_string':
+      return literalWord(decodeAnsiC(node.text.slice(2, -1)))
+    case 'string':
+      return doubleQuoted(node)
+    case 'concatenation':
+    case 'variable_assignment': {
+      const parts: ShellWord[] = []
+      const children = node.children
+      for (let i = 0; i < children.length; i++) {
+        const child = children[i] as Node
+        if (!child.isNamed && child.type === '$') {
+          const next = children[i + 1]
+          // `$"..."` is translated through the locale's message catalog: not static
+          if (next?.type === 'string') {
+            parts.push(dynamicWord(`$${next.text}`))
+            i++
+            continue
+          }
+          parts.push(literalWord('$'))
+          continue
+        }
+        if (!child.isNamed) {
+          parts.push(literalWord(child.text))
+          continue
+        }
+        parts.push(evalWord(child))
+      }
+      return joinWords(parts)
+    }
+    default:
+      return dynamicWord(node.text)
+  }
+}
+
+const GLOB_CHARS = new Set(['*', '?', '['])
+
+function unquotedWord(raw: string): ShellWord {
+  let text = ''
+  let prefix: string | undefined
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw[i] as string
+    if (c === '\\') {
+      const next = raw[i + 1]
+      if (next === undefined) {
+        text += c
+      } else if (next === '\n') {
+        i++
+      } else {
+        text += next
+        i++
+      }
+      continue
+    }
+    const extglob = (c === '@' || c === '!' || c === '+') && raw[i + 1] === '('
+    if (prefix === undefined && (GLOB_CHARS.has(c) || c === '{' || extglob)) prefix = text
+    text += c
+  }
+  const tilde = raw.startsWith('~')
+  return { text, literal: prefix === undefined, prefix: prefix ?? text, tilde }
+}
+
+function doubleQuoted(node: Node): ShellWord {
+  const parts: ShellWord[] = []
+  for (const child of node.children) {
+    if (!child.isNamed) {
+      if (child.type === '"') continue
+      parts.push(literalWord(child.text))
+    } else if (child.type === 'string_content') {
+      parts.push(literalWord(unescapeDoubleQuoted(child.text)))
+    } else {
+      parts.push(dynamicWord(child.text))
+    }
+  }
+  const word = joinWords(parts)
+  return { ...word, tilde: false }
+}
+
+function unescapeDoubleQuoted(raw: string): string {
+  return raw.replace(/\\([$`"\\\n])/g, (_m, c: string) => (c === '\n' ? '' : c))
+}
+
+const ANSI_ESCAPES: Record<string, string> = {
+  a: '\x07',
+  b: '\b',
+  e: '\x1b',
+  E: '\x1b',
+  f: '\f',
+  n: '\n',
+  r: '\r',
+  t: '\t',
+  v: '\v',
+  '\\': '\\',
+  "'": "'",
+  '"': '"',
+  '?': '?'
+}
+
+/** Decodes the body of a `$'...'` string as bash does. */
+export function decodeAnsiC(body: string): string {
+  let out = ''
+  for (let i = 0; i < body.length; i++) {
+    const c = body[i] as string
+    if (c !== '\\' || i + 1 >= body.length) {
+      out += c
+      continue
+    }
+    const n = body[i + 1] as string
+    const simple = ANSI_ESCAPES[n]
+    if (simple !== undefined) {
+      out += simple
+      i++
+    } else if (/[0-7]/.test(n)) {
+      const m = /^[0-7]{1,3}/.exec(body.slice(i + 1)) as RegExpExecArray
+      out += String.fromCharCode(parseInt(m[0], 8) & 0xff)
+      i += m[0].length
+    } else if (n === 'x' || n === 'u' || n === 'U') {
+      const max = n === 'x' ? 2 : n === 'u' ? 4 : 8
+      const m = new RegExp(`^[0-9a-fA-F]{1,${max}}`).exec(body.slice(i + 2))
+      if (m === null) {
+        out += `\\${n}`
+      } else {
+        const code = parseInt(m[0], 16)
+        out += code <= 0x10ffff ? String.fromCodePoint(code) : ''
+        i += m[0].length
+      }
+      i++
+    } else if (n === 'c' && i + 2 < body.length) {
+      out += String.fromCharCode((body.charCodeAt(i + 2) & 0x1f) >>> 0)
+      i += 2
+    } else {
+      out += `\\${n}`
+      i++
+    }
+  }
+  return out
+}
+
+// ---------------------------------------------------------------------------------------------
+// Wrappers: commands that run another command
+
+type Run =
+  | { kind: 'words'; words: ShellWord[]; assignments?: string[] }
+  | { kind: 'script'; script: ShellWord }
+  | { kind: 'dynamic'; reason: string }
+
+interface OptionSpec {
+  /** Short options that take a value (`-n 5`, `-n5`). */
+  short?: string
+  /** Long options that take a value (`--signal=KILL`, `--signal KILL`). */
+  long?: string[]
+  /** Numeric options (`nice -10`). */
+  numeric?: boolean
+}
+
+interface Scan {
+  /** Index of the first operand, or `args.length` when there is none. */
+  index: number
+  /** Options seen, with their values (`-n5` → ['n', '5']). */
+  options: Array<[string, ShellWord | undefined]>
+  /** A non-literal word where an option could be: the rest is unknown. */
+  dynamic: boolean
+}
+
+/** Skips GNU-style options at the start of `args` (after the command name). */
+function scanOptions(args: ShellWord[], spec: OptionSpec, start = 1): Scan {
+  const short = spec.short ?? ''
+  const long = spec.long ?? []
+  const options: Scan['options'] = []
+  let i = start
+  while (i < args.length) {
+    const word = args[i] as ShellWord
+    if (!word.literal) {
+      // `-$X` or `$X` where options may be: cannot tell what it is
+      return { index: i, options, dynamic: word.prefix === '' || word.prefix.startsWith('-') }
+    }
+    const a = word.text
+    if (a === '--') return { index: i + 1, options, dynamic: false }
+    if (!a.startsWith('-') || a === '-') break
+    if (spec.numeric === true && /^-\d+$/.test(a)) {
+      options.push([a.slice(1), undefined])
+      i++
+      continue
+    }
+    if (a.startsWith('--')) {
+      const eq = a.indexOf('=')
+      const name = eq < 0 ? a.slice(2) : a.slice(2, eq)
+      if (eq >= 0) {
+        options.push([name, literalWord(a.slice(eq + 1))])
+      } else if (long.includes(name)) {
+        options.push([name, args[i + 1]])
+        i++
+      } else {
+        options.push([name, undefined])
+      }
+      i++
+      continue
+    }
+    let consumed = false
+    for (let j = 1; j < a.length; j++) {
+      const letter = a[j] as string
+      if (short.includes(letter)) {
+        const rest = a.slice(j + 1)
+        if (rest.length > 0) {
+          options.push([letter, literalWord(rest)])
+        } else {
+          options.push([letter, args[i + 1]])
+          consumed = true
+        }
+        break
+      }
+      options.push([letter, undefined])
+    }
+    i += consumed ? 2 : 1
+  }
+  return { index: i, options, dynamic: false }
+}
+
+function wordsFrom(args: ShellWord[], scan: Scan, label: string): Run[] {
+  if (scan.dynamic) {
+    return [{ kind: 'dynamic', reason: `the command run by ${label} is only known at run time` }]
+  }
+  return [{ kind: 'words', words: args.slice(scan.index) }]
+}
+
+const WRAPPERS = new Set([
+  ...SHELLS,
+  'busybox',
+  'builtin',
+  'command',
+  'doas',
+  'env',
+  'eval',
+  'exec',
+  'find',
+  'flock',
+  'mapfile',
+  'nice',
+  'nohup',
+  'readarray',
+  'setsid',
+  'stdbuf',
+  'sudo',
+  'time',
+  'timeout',
+  'trap',
+  'watch',
+  'xargs'
+])
+
+function isWrapper(name: string): boolean {
+  return WRAPPERS.has(path.basename(name))
+}
+
+interface Recorder {
+  recordWrite(command: string, target: ShellWord): void
+  recordCd(target: CdTarget): void
+}
+
+function joinScript(words: ShellWord[]): ShellWord {
+  const literal = words.every((w) => w.literal)
+  const text = words.map((w) => w.text).join(' ')
+  return literal ? literalWord(text) : dynamicWord(text)
+}
+
+/** What a command runs (other commands, scripts) and its side effects the policy checks. */
+function runs(words: ShellWord[], recorder: Recorder): Run[] {
+  const name = path.basename((words[0] as ShellWord).text)
+  if (SHELLS.has(name)) return shellRuns(words)
+  switch (name) {
+    case 'eval': {
+      const scan = scanOptions(words, {})
+      const args = words.slice(scan.index)
+      return args.length === 0 ? [] : [{ kind: 'script', script: joinScript(args) }]
+    }
+    case 'trap': {
+      const scan = scanOptions(words, {})
+      const args = words.slice(scan.index)
+      const action = args[0]
+      if (args.length < 2 || action === undefined) return []
+      if (action.literal && (action.text === '-' || /^\d+$/.test(action.text))) return []
+      return [{ kind: 'script', script: action }]
+    }
+    case 'env':
+      return envRuns(words)
+    case 'xargs':
+      return xargsRuns(words)
+    case 'find':
+      return findRuns(words, recorder)
+    case 'timeout': {
+      const scan = scanOptions(words, { short: 'sk', long: ['signal', 'kill-after'] })
+      // the first operand is the duration
+      return wordsFrom(words, { ...scan, index: Math.min(scan.index + 1, words.length) }, name)
+    }
+    case 'nice':
+      return wordsFrom(
+        words,
+        scanOptions(words, { short: 'n', long: ['adjustment'], numeric: true }),
+        name
+      )
+    case 'nohup':
+    case 'builtin':
+    case 'busybox':
+      return wordsFrom(words, scanOptions(words, {}), name)
+    case 'stdbuf':
+      return wordsFrom(
+        words,
+        scanOptions(words, { short: 'ioe', long: ['input', 'output', 'error'] }),
+        name
+      )
+    case 'setsid':
+    case 'command':
+      return wordsFrom(words, scanOptions(words, {}), name)
+    case 'exec':
+      return wordsFrom(words, scanOptions(words, { short: 'a' }), name)
+    case 'doas':
+      return wordsFrom(words, scanOptions(words, { short: 'uC' }), name)
+    case 'sudo': {
+      const scan = scanOptions(words, {
+        short: 'ugCDhprtTU',
+        long: [
+          'user',
+          'group',
+          'close-from',
+          'chdir',
+          'host',
+          'prompt',
+          'role',
+          'type',
+          'command-timeout',
+          'other-user'
+        ]
+      })
+      const shellMode = scan.options.some(([o]) => ['s', 'i', 'shell', 'login'].includes(o))
+      if (shellMode && !scan.dynamic && scan.index < words.length) {
+        return [{ kind: 'script', script: joinScript(words.slice(scan.index)) }]
+      }
+      return wordsFrom(words, scan, name)
+    }
+    case 'time': {
+      const scan = scanOptions(words, { short: 'fo', long: ['format', 'output'] })
+      for (const [option, value] of scan.options) {
+        if ((option === 'o' || option === 'output') && value !== undefined) {
+          recorder.recordWrite(`${name} -o`, value)
+        }
+      }
+      return wordsFrom(words, scan, name)
+    }
+    case 'watch': {
+      const scan = scanOptions(words, { short: 'nq', long: ['interval'] })
+      if (scan.dynamic) return wordsFrom(words, scan, name)
+      const rest = words.slice(scan.index)
+      if (rest.length === 0) return []
+      if (scan.options.some(([o]) => o === 'x' || o === 'exec')) {
+        return [{ kind: 'words', words: rest }]
+      }
+      return [{ kind: 'script', script: joinScript(rest) }]
+    }
+    case 'flock': {
+      for (let i = 1; i < words.length; i++) {
+        const w = words[i] as ShellWord
+        if (w.literal && (w.text === '-c' || w.text === '--command')) {
+          const script = words[i + 1]
+          return script === undefined ? [] : [{ kind: 'script', script }]
+        }
+      }
+      const scan = scanOptions(words, { short: 'wE', long: ['timeout', 'conflict-exit-code'] })
+      // the first operand is the lock file
+      return wordsFrom(words, { ...scan, index: Math.min(scan.index + 1, words.length) }, name)
+    }
+    case 'mapfile':
+    case 'readarray': {
+      const scan = scanOptions(words, { short: 'dnOsuCc' })
+      const callback = scan.options.find(([o]) => o === 'C')?.[1]
+      return callback === undefined ? [] : [{ kind: 'script', script: callback }]
+    }
+    case 'tee': {
+      const scan = scanOptions(words, {})
+      for (const file of words.slice(scan.index)) recorder.recordWrite(name, file)
+      return []
+    }
+    case 'cd':
+    case 'pushd': {
+      const scan = scanOptions(words, {})
+      const target = words[scan.index]
+      if (scan.dynamic || (target !== undefined && !target.literal)) {
+        recorder.recordCd({ kind: 'unknown' })
+      } else if (target === undefined) {
+        recorder.recordCd({ kind: 'home' })
+      } else if (target.text === '-' || /^[+-]\d+$/.test(target.text)) {
+        recorder.recordCd({ kind: 'unknown' })
+      } else {
+        recorder.recordCd({ kind: 'path', word: target })
+      }
+      return []
+    }
+    default:
+      return []
+  }
+}
+
+function shellRuns(words: ShellWord[]): Run[] {
+  let command = false
+  for (let i = 1; i < words.length; i++) {
+    const word = words[i] as ShellWord
+    if (!word.literal) {
+      return command
+        ? [{ kind: 'script', script: word }]
+        : [{ kind: 'dynamic', reason: 'the shell options are only known at run time' }]
+    }
+    const a = word.text
+    if (command) return [{ kind: 'script', script: word }]
+    if (a === '--' || a === '-') return []
+    if (a.startsWith('--')) {
+      if (a === '--rcfile' || a === '--init-file') i++
+      continue
+    }
+    if ((a.startsWith('-') || a.startsWith('+')) && a.length > 1) {
+      if (a.slice(1).includes('c')) command = true
+      if (/[oO]/.test(a.slice(1))) i++ // `-o pipefail`, `-O extglob`
+      continue
+    }
+    return [] // a script file: the shell runs what the file says
+  }
+  return []
+}
+
+function envRuns(words: ShellWord[]): Run[] {
+  const scan = scanOptions(words, {
+    short: 'uCSP',
+    long: ['unset', 'chdir', 'split-string', 'block-signal', 'default-signal', 'ignore-signal']
+  })
+  if (scan.dynamic) {
+    return [{ kind: 'dynamic', reason: 'the command run by env is only known at run time' }]
+  }
+  const assignments: string[] = []
+  let i = scan.index
+  for (; i < words.length; i++) {
+    const w = words[i] as ShellWord
+    if (!w.literal) {
+      // `env "$X" cmd`: an assignment or the command; cannot tell
+      if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(w.prefix)) {
+        assignments.push(w.text)
+        continue
+      }
+      return [{ kind: 'dynamic', reason: 'the command run by env is only known at run time' }]
+    }
+    if (!/^[^=]+=/.test(w.text)) break
+    assignments.push(w.text)
+  }
+  const rest = words.slice(i)
+  const split = scan.options.find(([o]) => o === 'S' || o === 'split-string')?.[1]
+  if (split !== undefined) return [{ kind: 'script', script: joinScript([split, ...rest]) }]
+  return [{ kind: 'words', words: rest, assignments }]
+}
+
+function xargsRuns(words: ShellWord[]): Run[] {
+  const scan = scanOptions(words, {
+    short: 'adEILnPs',
+    long: [
+      'arg-file',
+      'delimiter',
+      'max-lines',
+      'max-args',
+      'max-procs',
+      'max-chars',
+      'process-slot-var'
+    ]
+  })
+  if (scan.dynamic) {
+    return [{ kind: 'dynamic', reason: 'the command run by xargs is only known at run time' }]
+  }
+  let replace: string | undefined
+  for (const [option, value] of scan.options) {
+    if (option === 'I' || option === 'replace') replace = value?.text ?? '{}'
+    if (option === 'i') replace = value?.text ?? '{}'
+  }
+  let rest = words.slice(scan.index)
+  if (rest.length === 0) rest = [literalWord('echo')]
+  if (replace !== undefined) {
+    const r = replace
+    return [
+      {
+        kind: 'words',
+        words: rest.map((w) =>
+          r.length > 0 && w.text.includes(r)
+            ? dynamicWord(w.text, w.literal ? w.text.slice(0, w.text.indexOf(r)) : w.prefix)
+            : w
+        )
+      }
+    ]
+  }
+  return [{ kind: 'words', words: [...rest, RUNTIME_ARGS] }]
+}
+
+function findRuns(words: ShellWord[], recorder: Recorder): Run[] {
+  const out: Run[] = []
+  for (let i = 1; i < words.length; i++) {
+    const w = words[i] as ShellWord
+    if (!w.literal) continue
+    if (['-exec', '-execdir', '-ok', '-okdir'].includes(w.text)) {
+      const inner: ShellWord[] = []
+      let j = i + 1
+      for (; j < words.length; j++) {
+        const x = words[j] as ShellWord
+        if (x.literal && (x.text === ';' || x.text === '+')) break
+        inner.push(x.literal && x.text.includes('{}') ? dynamicWord(x.text, '') : x)
+      }
+      if (inner.length > 0) out.push({ kind: 'words', words: inner })
+      i = j
+    } else if (['-fprint', '-fprint0', '-fls', '-fprintf'].includes(w.text)) {
+      const file = words[i + 1]
+      if (file !== undefined) recorder.recordWrite(`find ${w.text}`, file)
+      i++
+    }
+  }
+  return out
+}
