@@ -1,7 +1,13 @@
-import { symlinkSync } from 'node:fs'
+import { readFileSync, symlinkSync } from 'node:fs'
 import path from 'node:path'
 import type { CompiledPolicy } from '../../src/policy/index.js'
-import { compilePolicy, presetText } from '../../src/policy/index.js'
+import {
+  compilePolicy,
+  PRESET_NAMES,
+  presetText,
+  resolvePolicyText,
+  runPolicyTests
+} from '../../src/policy/index.js'
 import { mcp, read, shell, tempWorkspace, tool, url, write, writeFiles } from './helpers.js'
 
 let ws: ReturnType<typeof tempWorkspace>
@@ -86,5 +92,71 @@ describe('preset read-only', () => {
     expect(p.decide(mcp('github', 'get_issue')).decision).toBe('deny')
     expect(p.decide({ kind: 'memory' })).toMatchObject({ decision: 'deny', rule: 'no-memory' })
     expect(p.decide(tool('x')).decision).toBe('deny')
+  })
+})
+
+describe.each(PRESET_NAMES)('preset %s', (name) => {
+  it('passes its own tests section', async () => {
+    const p = await compilePolicy(presetText(name), `built-in:${name}`, ws.dir)
+    expect(p.tests.length).toBeGreaterThanOrEqual(10)
+    expect(runPolicyTests(p).map((f) => f.message)).toEqual([])
+  })
+
+  it('is documented in policy/README.md with every rule id', () => {
+    const readme = readFileSync(new URL('../../policy/README.md', import.meta.url), 'utf8')
+    expect(readme).toContain(`### \`${name}\``)
+    const section = readme.split(`### \`${name}\``)[1]?.split('\n### ')[0] ?? ''
+    for (const rule of resolvePolicyText(presetText(name), `built-in:${name}`).parsed.rules) {
+      expect([name, rule.id, section.includes(`\`${rule.id}\``)]).toEqual([name, rule.id, true])
+    }
+  })
+})
+
+describe('extends', () => {
+  it('puts the policy rules first and prefixes the preset rule ids', async () => {
+    const p = await compilePolicy(
+      `version: 1
+extends: ci-fix
+rules:
+  - { id: publish-docs, decision: allow, shell: ["npm publish --dry-run"] }
+  - { id: no-tests, decision: deny, reason: too slow, shell: ["npm test*"] }
+`,
+      'policy.yml',
+      ws.dir
+    )
+    expect(p.presets).toEqual(['ci-fix', 'read-only'])
+    expect(p.rules.slice(0, 3).map((r) => r.id)).toEqual([
+      'publish-docs',
+      'no-tests',
+      'ci-fix/no-publish'
+    ])
+    expect(p.rules.map((r) => r.id)).toContain('read-only/env-hijack')
+    // a deny still beats an allow, wherever the rules come from
+    expect(p.decide(shell('npm publish --dry-run'))).toMatchObject({
+      decision: 'deny',
+      rule: 'ci-fix/no-publish'
+    })
+    expect(p.decide(shell('npm test'))).toMatchObject({ decision: 'deny', rule: 'no-tests' })
+    expect(p.decide(shell('npm run build')).rule).toBe('ci-fix/project-checks')
+    expect(p.decide(write('.github/x')).rule).toBe('ci-fix/protected-files')
+    expect(p.decide(read('src/a.ts')).rule).toBe('read-only/read-workspace')
+  })
+
+  it("keeps the preset's default unless the policy sets one", async () => {
+    const inherit = await compilePolicy('version: 1\nextends: read-only\n', 'p.yml', ws.dir)
+    expect(inherit.defaultDecision).toBe('deny')
+    const own = await compilePolicy(
+      'version: 1\nextends: read-only\ndefault: allow\n',
+      'p.yml',
+      ws.dir
+    )
+    expect(own.decide(shell('make')).decision).toBe('allow')
+    expect(own.decide(shell('find . -delete')).decision).toBe('deny')
+  })
+
+  it('rejects an unknown preset with the names of the known ones', async () => {
+    await expect(compilePolicy('version: 1\nextends: yolo\n', 'p.yml', ws.dir)).rejects.toThrow(
+      /p\.yml:2:10: "extends" must be "read-only" or "ci-fix" or "maintenance"/
+    )
   })
 })

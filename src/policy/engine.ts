@@ -20,6 +20,8 @@ import {
   type PathGlob
 } from './paths.js'
 import { analyzeShell, type CdTarget, type ShellCommand, type ShellItem } from './shell.js'
+import type { PresetName } from './schema.js'
+import type { PolicyTestCase } from './testing.js'
 import type { Decision, MatcherKey, Policy, SegmentDecision, Verdict } from './types.js'
 import { compileUrlPattern, parseRequestUrl, urlPatternMatches, type UrlPattern } from './url.js'
 
@@ -28,6 +30,8 @@ export interface RuleOrigin {
   file: string
   line: number
   column: number
+  /** The rule's index in that file's `rules:` list. */
+  index: number
 }
 
 interface RuleBase {
@@ -44,7 +48,7 @@ export type CompiledRule = RuleBase &
     | { matcher: 'shell'; globs: Glob[] }
     | { matcher: 'write' | 'read'; paths: PathGlob[] }
     | { matcher: 'url'; urls: UrlPattern[] }
-    | { matcher: 'mcp'; tools: Array<{ server: Glob; tool: Glob }> }
+    | { matcher: 'mcp'; tools: Array<{ server: Glob; tool: Glob }>; readOnly?: boolean }
     | { matcher: 'memory' }
     | { matcher: 'tool'; globs: Glob[] }
   )
@@ -56,6 +60,8 @@ export interface RuleSpec {
   matcher: MatcherKey
   patterns: string[]
   origin: RuleOrigin
+  /** mcp only: match only requests whose readOnly flag is this. */
+  readOnly?: boolean
 }
 
 /** Compiles one rule's patterns; throws an Error naming the bad pattern's index. */
@@ -124,6 +130,7 @@ export function compileRule(spec: RuleSpec): CompiledRule {
       return {
         ...base,
         matcher: 'mcp',
+        ...(spec.readOnly !== undefined ? { readOnly: spec.readOnly } : {}),
         tools: each((p, i) => {
           const slash = p.indexOf('/')
           if (slash <= 0 || slash === p.length - 1) {
@@ -180,6 +187,10 @@ export interface EngineOptions {
   rules: CompiledRule[]
   defaultDecision: Verdict
   workingDirectory: string
+  /** The policy file's `tests:` section. */
+  tests?: PolicyTestCase[]
+  /** The presets the policy extends, nearest first. */
+  presets?: PresetName[]
 }
 
 export class PolicyEngine implements Policy {
@@ -188,6 +199,8 @@ export class PolicyEngine implements Policy {
   readonly rules: readonly CompiledRule[]
   readonly defaultDecision: Verdict
   readonly workingDirectory: string
+  readonly tests: readonly PolicyTestCase[]
+  readonly presets: readonly PresetName[]
   private readonly lexicalRoot: string
   private readonly realRoot: string
 
@@ -197,6 +210,8 @@ export class PolicyEngine implements Policy {
     this.rules = options.rules
     this.defaultDecision = options.defaultDecision
     this.workingDirectory = options.workingDirectory
+    this.tests = options.tests ?? []
+    this.presets = options.presets ?? []
     this.lexicalRoot = path.resolve(options.workingDirectory)
     this.realRoot = realDirectory(options.workingDirectory)
   }
@@ -225,12 +240,14 @@ export class PolicyEngine implements Policy {
         return this.finish(
           kind,
           `${serverName}/${toolName}`,
-          this.match('mcp', (r) =>
-            r.matcher === 'mcp'
-              ? r.tools.some(
-                  (t) => globMatches(t.server, serverName) && globMatches(t.tool, toolName)
-                )
-              : false
+          this.match(
+            'mcp',
+            (r) =>
+              r.matcher === 'mcp' &&
+              (r.readOnly === undefined || r.readOnly === (request.readOnly === true)) &&
+              r.tools.some(
+                (t) => globMatches(t.server, serverName) && globMatches(t.tool, toolName)
+              )
           )
         )
       }

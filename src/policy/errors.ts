@@ -1,4 +1,5 @@
 /** Errors and warnings about a policy file, each with its position and how to fix it. */
+import { UserError } from '../errors.js'
 
 export interface PolicyIssue {
   severity: 'error' | 'warning'
@@ -19,8 +20,11 @@ export function formatIssue(issue: PolicyIssue): string {
   return `${where}: ${label}${issue.message}. Fix: ${issue.fix}`
 }
 
-/** A policy that cannot be used. `issues` lists every error found, in file order. */
-export class PolicyError extends Error {
+/**
+ * A policy that cannot be used: the user must fix the file. `issues` lists every error found,
+ * in file order; `file`, `line`, `column` and `fix` are the first one's.
+ */
+export class PolicyError extends UserError {
   readonly issues: PolicyIssue[]
   readonly file: string
   readonly line: number
@@ -31,7 +35,6 @@ export class PolicyError extends Error {
     const first = issues[0]
     if (first === undefined) throw new Error('PolicyError needs at least one issue')
     super(issues.map(formatIssue).join('\n'))
-    this.name = 'PolicyError'
     this.issues = issues
     this.file = first.file
     this.line = first.line

@@ -5,11 +5,14 @@ export {
   compilePolicy,
   loadPolicy,
   parsePolicyText,
+  resolvePolicyText,
   FALLBACK_PRESET,
   type CompiledPolicy,
+  type ResolvedPolicy,
   type CompileOptions,
   type ParsedPolicy
 } from './load.js'
 export { feedbackFor, PolicyEngine, type CompiledRule } from './engine.js'
 export { PRESET_NAMES, presetText, type PresetName } from './presets.js'
+export { runPolicyTests, type PolicyTestCase, type PolicyTestFailure } from './testing.js'
 export { initBashParser, locateWasm } from './wasm.js'

@@ -16,15 +16,11 @@ import {
   type Range
 } from 'yaml'
 import type { z } from 'zod'
-import {
-  compileRule,
-  PatternError,
-  PolicyEngine,
-  type CompiledRule,
-  type RuleSpec
-} from './engine.js'
+import type { PermissionRequest } from '../cli/protocol.js'
+import { compileRule, PatternError, PolicyEngine, type RuleSpec } from './engine.js'
 import { PolicyError, type PolicyIssue } from './errors.js'
-import { presetText, type PresetName } from './presets.js'
+import { presetText } from './presets.js'
+import type { PolicyTestCase } from './testing.js'
 import {
   BUILT_IN_IDS,
   KEY_HELP,
@@ -32,7 +28,10 @@ import {
   POLICY_KEYS,
   PolicyFileSchema,
   RULE_KEYS,
-  type PolicyFileInput
+  TEST_KEYS,
+  TEST_REQUEST_KEYS,
+  type PolicyFileInput,
+  type PresetName
 } from './schema.js'
 import type { Verdict } from './types.js'
 import { initBashParser } from './wasm.js'
@@ -106,9 +105,14 @@ export interface ParsedPolicy {
   data: PolicyFileInput | undefined
   /** Errors and warnings, in file order. */
   issues: PolicyIssue[]
-  /** Rule specs (with final ids) when the structure is valid. */
+  /** The file's own rule specs (with final ids) when the structure is valid. */
   rules: RuleSpec[]
-  defaultDecision: Verdict
+  /** The file's own `default`, when it sets one. */
+  defaultDecision: Verdict | undefined
+  /** The preset the file extends. */
+  extends: PresetName | undefined
+  /** The file's `tests:` section. */
+  tests: PolicyTestCase[]
 }
 
 function byPosition(a: PolicyIssue, b: PolicyIssue): number {
@@ -161,13 +165,28 @@ function describeType(value: unknown): string {
 
 type ZodIssue = z.core.$ZodIssue
 
+/** The keys allowed in the mapping at `at`. */
+function keysAt(at: readonly PropertyKey[]): readonly string[] {
+  if (at[0] === 'rules') return RULE_KEYS
+  if (at[0] === 'tests') return TEST_KEYS
+  return POLICY_KEYS
+}
+
+/** ` in rule 3` / ` in test 2` for a path inside a rule or test. */
+function contextLabel(at: readonly PathSegment[]): string {
+  if (typeof at[1] !== 'number') return ''
+  if (at[0] === 'rules') return ` in ${ruleLabel(at[1], undefined)}`
+  if (at[0] === 'tests') return ` in test ${at[1] + 1}`
+  return ''
+}
+
 function zodIssues(map: SourceMap, issues: readonly ZodIssue[], input: unknown): PolicyIssue[] {
   const out: PolicyIssue[] = []
   // a missing key that an unknown key in the same mapping is a misspelling of: one error only
   const misspelled = new Set<string>()
   for (const issue of issues) {
     if (issue.code !== 'unrecognized_keys') continue
-    const allowed = issue.path.length === 0 ? POLICY_KEYS : RULE_KEYS
+    const allowed = keysAt(issue.path)
     for (const key of issue.keys) {
       const guess = suggest(key, allowed)
       if (guess !== undefined) misspelled.add(JSON.stringify([...issue.path.map(String), guess]))
@@ -176,13 +195,18 @@ function zodIssues(map: SourceMap, issues: readonly ZodIssue[], input: unknown):
   for (const issue of issues) {
     if (misspelled.has(JSON.stringify(issue.path.map(String)))) continue
     const at = issue.path.filter((p): p is PathSegment => typeof p !== 'symbol')
-    const inRule = at[0] === 'rules' && typeof at[1] === 'number'
-    const label = inRule ? ` in ${ruleLabel(at[1] as number, undefined)}` : ''
+    const label = contextLabel(at)
     const last = at[at.length - 1]
     const name = typeof last === 'string' ? last : undefined
-    const help = name !== undefined ? KEY_HELP[name] : undefined
+    const inTest = at[0] === 'tests' && at.length === 3
+    const help =
+      name === undefined
+        ? undefined
+        : inTest && name !== 'expect' && name !== 'rule' && name !== 'readOnly'
+          ? `${name}: ${name === 'memory' ? 'true' : '"<what the agent asks for>"'}`
+          : KEY_HELP[name]
     if (issue.code === 'unrecognized_keys') {
-      const allowed = at.length === 0 ? POLICY_KEYS : RULE_KEYS
+      const allowed = keysAt(at)
       for (const key of issue.keys) {
         const guess = suggest(key, allowed)
         out.push(
@@ -281,7 +305,9 @@ export function parsePolicyText(text: string, file: string): ParsedPolicy {
     data: undefined,
     issues: [],
     rules: [],
-    defaultDecision: 'deny'
+    defaultDecision: undefined,
+    extends: undefined,
+    tests: []
   }
   for (const error of doc.errors) {
     const pos = lines.linePos(error.pos[0])
@@ -330,10 +356,98 @@ export function parsePolicyText(text: string, file: string): ParsedPolicy {
     return result
   }
   result.data = parsed.data
-  result.defaultDecision = parsed.data.default ?? 'deny'
+  result.defaultDecision = parsed.data.default
+  result.extends = parsed.data.extends
   result.issues.push(...ruleSpecs(map, parsed.data, result.rules))
+  result.issues.push(...testCases(map, parsed.data, result.tests))
   result.issues.sort(byPosition)
   return result
+}
+
+/** Checks the `tests:` section and builds the requests it describes. */
+function testCases(map: SourceMap, data: PolicyFileInput, out: PolicyTestCase[]): PolicyIssue[] {
+  const issues: PolicyIssue[] = []
+  ;(data.tests ?? []).forEach((test, i) => {
+    const at = ['tests', i]
+    const present = TEST_REQUEST_KEYS.filter((k) => test[k] !== undefined)
+    if (present.length !== 1) {
+      issues.push(
+        map.issue(
+          present.length === 0 ? at : [...at, present[1] as string],
+          present.length === 0
+            ? `test ${i + 1} has no request`
+            : `test ${i + 1} has ${present.length} requests (${present.join(', ')})`,
+          `give each test exactly one of ${TEST_REQUEST_KEYS.join(', ')}`,
+          { key: present.length > 1 }
+        )
+      )
+      return
+    }
+    const key = present[0] as (typeof TEST_REQUEST_KEYS)[number]
+    if (test.readOnly !== undefined && key !== 'mcp') {
+      issues.push(
+        map.issue([...at, 'readOnly'], `readOnly in test ${i + 1} is only for mcp`, 'remove it', {
+          key: true
+        })
+      )
+      return
+    }
+    const subject = key === 'memory' ? 'memory' : (test[key] as string)
+    let request: PermissionRequest
+    switch (key) {
+      case 'shell':
+        request = { kind: 'shell', fullCommandText: subject }
+        break
+      case 'write':
+        request = { kind: 'write', fileName: subject }
+        break
+      case 'read':
+        request = { kind: 'read', path: subject }
+        break
+      case 'url':
+        request = { kind: 'url', url: subject }
+        break
+      case 'memory':
+        request = { kind: 'memory' }
+        break
+      case 'tool':
+        request = { kind: 'custom-tool', toolName: subject }
+        break
+      case 'mcp': {
+        const slash = subject.indexOf('/')
+        if (slash <= 0 || slash === subject.length - 1) {
+          issues.push(
+            map.issue(
+              [...at, 'mcp'],
+              `"${subject}" in test ${i + 1} is not server/tool`,
+              'write mcp: "server/tool"'
+            )
+          )
+          return
+        }
+        request = {
+          kind: 'mcp',
+          serverName: subject.slice(0, slash),
+          toolName: subject.slice(slash + 1)
+        }
+        if (test.readOnly !== undefined) request.readOnly = test.readOnly
+        break
+      }
+    }
+    const { line, column } = map.position(at)
+    const testCase: PolicyTestCase = {
+      file: map.file,
+      line,
+      column,
+      index: i,
+      label: key === 'memory' ? 'memory' : `${key} ${JSON.stringify(subject)}`,
+      request,
+      expect: test.expect
+    }
+    if (test.rule !== undefined) testCase.rule = test.rule
+    out.push(testCase)
+  })
+  return issues
 }
 
 /** Checks what the schema cannot (one matcher per rule, ids) and builds the rule specs. */
@@ -395,6 +509,17 @@ function ruleSpecs(map: SourceMap, data: PolicyFileInput, out: RuleSpec[]): Poli
       seen.set(rule.id, seen.get(rule.id) ?? i)
     }
     const matcher = present[0]
+    if (rule.readOnly !== undefined && matcher !== 'mcp') {
+      issues.push(
+        map.issue(
+          [...at, 'readOnly'],
+          `readOnly in ${label} only applies to mcp rules`,
+          'remove it, or use it in a rule with mcp: [...]',
+          { key: true }
+        )
+      )
+      return
+    }
     if (present.length !== 1 || matcher === undefined) return
     const patterns = matcher === 'memory' ? [] : (rule[matcher] as string[])
     const spec: RuleSpec = {
@@ -402,9 +527,10 @@ function ruleSpecs(map: SourceMap, data: PolicyFileInput, out: RuleSpec[]): Poli
       decision: rule.decision,
       matcher,
       patterns,
-      origin: { file: map.file, ...map.position(at) }
+      origin: { file: map.file, ...map.position(at), index: i }
     }
     if (rule.reason !== undefined) spec.reason = rule.reason
+    if (rule.readOnly !== undefined) spec.readOnly = rule.readOnly
     try {
       compileRule(spec)
       out.push(spec)
@@ -423,7 +549,61 @@ export interface CompileOptions {
   builtIn?: boolean
 }
 
-/** The compiled policy: `decide` plus what tooling needs (rules, default, origin). */
+/** A policy file with its presets applied. */
+export interface ResolvedPolicy {
+  parsed: ParsedPolicy
+  /** The file's rules first, then each extended preset's rules (ids prefixed `preset/`). */
+  rules: RuleSpec[]
+  defaultDecision: Verdict
+  /** The presets applied, nearest first. */
+  presets: PresetName[]
+  /** Errors and warnings of the file (the presets are known to be valid). */
+  issues: PolicyIssue[]
+}
+
+const presetCache = new Map<PresetName, ResolvedPolicy>()
+
+function resolvePreset(name: PresetName, seen: readonly PresetName[]): ResolvedPolicy {
+  const cached = presetCache.get(name)
+  if (cached !== undefined) return cached
+  if (seen.includes(name)) {
+    throw new Error(`preset ${name} extends itself (${[...seen, name].join(' → ')})`)
+  }
+  const resolved = resolveParsed(parsePolicyText(presetText(name), `built-in:${name}`), [
+    ...seen,
+    name
+  ])
+  const errors = resolved.issues.filter((i) => i.severity === 'error')
+  if (errors.length > 0) throw new PolicyError(errors) // a bug in a preset, caught by its tests
+  presetCache.set(name, resolved)
+  return resolved
+}
+
+function resolveParsed(parsed: ParsedPolicy, seen: readonly PresetName[]): ResolvedPolicy {
+  const resolved: ResolvedPolicy = {
+    parsed,
+    rules: [...parsed.rules],
+    defaultDecision: parsed.defaultDecision ?? 'deny',
+    presets: [],
+    issues: parsed.issues
+  }
+  if (parsed.extends === undefined) return resolved
+  const preset = resolvePreset(parsed.extends, seen)
+  const name = parsed.extends
+  for (const rule of preset.rules) {
+    resolved.rules.push(rule.id.includes('/') ? rule : { ...rule, id: `${name}/${rule.id}` })
+  }
+  resolved.defaultDecision = parsed.defaultDecision ?? preset.defaultDecision
+  resolved.presets = [name, ...preset.presets]
+  return resolved
+}
+
+/** Parses policy text and applies the preset it extends; never throws for bad input. */
+export function resolvePolicyText(text: string, file: string): ResolvedPolicy {
+  return resolveParsed(parsePolicyText(text, file), [])
+}
+
+/** The compiled policy: `decide` plus what tooling needs (rules, default, tests, origin). */
 export type CompiledPolicy = PolicyEngine
 
 /**
@@ -436,17 +616,18 @@ export async function compilePolicy(
   workingDirectory: string,
   options: CompileOptions = {}
 ): Promise<CompiledPolicy> {
-  const parsed = parsePolicyText(text, source)
-  const errors = parsed.issues.filter((i) => i.severity === 'error')
+  const resolved = resolvePolicyText(text, source)
+  const errors = resolved.issues.filter((i) => i.severity === 'error')
   if (errors.length > 0) throw new PolicyError(errors)
   await initBashParser()
-  const rules: CompiledRule[] = parsed.rules.map((spec) => compileRule(spec))
   return new PolicyEngine({
     source,
     builtIn: options.builtIn ?? false,
-    rules,
-    defaultDecision: parsed.defaultDecision,
-    workingDirectory
+    rules: resolved.rules.map((spec) => compileRule(spec)),
+    defaultDecision: resolved.defaultDecision,
+    workingDirectory,
+    tests: resolved.parsed.tests,
+    presets: resolved.presets
   })
 }
 

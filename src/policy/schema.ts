@@ -43,24 +43,57 @@ export const RuleSchema = z.strictObject({
   url: Patterns.optional(),
   mcp: Patterns.optional(),
   memory: z.literal(true).optional(),
-  tool: Patterns.optional()
+  tool: Patterns.optional(),
+  /** With `mcp`: match only tools the MCP server marks read-only (true) or not (false). */
+  readOnly: z.boolean().optional()
 })
 export type RuleInput = z.infer<typeof RuleSchema>
 
+/** Request keys of a policy test: the same names as the rule matchers. */
+export const TEST_REQUEST_KEYS = MATCHER_KEYS
+
+const Subject = z.string().min(1)
+
+export const PolicyTestSchema = z.strictObject({
+  shell: Subject.optional(),
+  write: Subject.optional(),
+  read: Subject.optional(),
+  url: Subject.optional(),
+  mcp: Subject.optional(),
+  memory: z.literal(true).optional(),
+  tool: Subject.optional(),
+  /** For `mcp` tests: the request's readOnly flag. */
+  readOnly: z.boolean().optional(),
+  expect: z.enum(['allow', 'deny']),
+  /** The rule expected to decide (its id, `default`, or a built-in id). */
+  rule: z.string().min(1).optional()
+})
+export type PolicyTestInput = z.infer<typeof PolicyTestSchema>
+
+export const PRESET_NAMES = ['read-only', 'ci-fix', 'maintenance'] as const
+export type PresetName = (typeof PRESET_NAMES)[number]
+
 export const PolicyFileSchema = z.strictObject({
   version: z.literal(1),
+  extends: z.enum(PRESET_NAMES).optional(),
   default: z.enum(['allow', 'deny']).optional(),
-  rules: z.array(RuleSchema).optional()
+  rules: z.array(RuleSchema).optional(),
+  tests: z.array(PolicyTestSchema).optional()
 })
 export type PolicyFileInput = z.infer<typeof PolicyFileSchema>
 
 /** The keys the schema accepts, for messages and the JSON Schema sync test. */
 export const POLICY_KEYS = Object.keys(PolicyFileSchema.shape)
 export const RULE_KEYS = Object.keys(RuleSchema.shape)
+export const TEST_KEYS = Object.keys(PolicyTestSchema.shape)
 
 /** What each key may hold, for error messages. */
 export const KEY_HELP: Record<string, string> = {
   version: 'version: 1',
+  extends: `extends: read-only (one of ${PRESET_NAMES.join(', ')})`,
+  tests: 'tests: [ { shell: "git push origin main", expect: deny } ]',
+  expect: 'expect: allow (or deny)',
+  readOnly: 'readOnly: true (only with mcp)',
   default: 'default: deny (or allow)',
   rules: 'rules: [ { decision: allow, shell: ["npm test"] } ]',
   id: 'id: my-rule (letters, digits, ".", "_", "-"; starting with a letter or digit)',
@@ -72,5 +105,6 @@ export const KEY_HELP: Record<string, string> = {
   url: 'url: ["docs.github.com", "https://*.npmjs.com/**"]',
   mcp: 'mcp: ["github/get_*"]',
   memory: 'memory: true',
-  tool: 'tool: ["my_tool"]'
+  tool: 'tool: ["my_tool"]',
+  rule: 'rule: the-rule-id'
 }

@@ -670,6 +670,14 @@ function runs(words: ShellWord[], recorder: Recorder): Run[] {
       if (action.literal && (action.text === '-' || /^\d+$/.test(action.text))) return []
       return [{ kind: 'script', script: action }]
     }
+    case 'source':
+    case '.': {
+      const file = words[scanOptions(words, {}).index]
+      if (file !== undefined && !file.literal) {
+        return [{ kind: 'dynamic', reason: `the script "${file.text}" is only known at run time` }]
+      }
+      return []
+    }
     case 'env':
       return envRuns(words)
     case 'xargs':
@@ -789,29 +797,48 @@ function runs(words: ShellWord[], recorder: Recorder): Run[] {
 }
 
 function shellRuns(words: ShellWord[]): Run[] {
+  const stdin: Run = {
+    kind: 'dynamic',
+    reason: 'the shell reads the commands it runs from its input, which is only known at run time'
+  }
   let command = false
   for (let i = 1; i < words.length; i++) {
     const word = words[i] as ShellWord
     if (!word.literal) {
-      return command
-        ? [{ kind: 'script', script: word }]
-        : [{ kind: 'dynamic', reason: 'the shell options are only known at run time' }]
+      if (command) return [{ kind: 'script', script: word }]
+      return [
+        { kind: 'dynamic', reason: `the shell's script "${word.text}" is only known at run time` }
+      ]
     }
     const a = word.text
-    if (command) return [{ kind: 'script', script: word }]
-    if (a === '--' || a === '-') return []
+    if (a === '-' || a === '--') {
+      const next = words[i + 1]
+      if (command) return next === undefined ? [] : [{ kind: 'script', script: next }]
+      if (next === undefined) return [stdin]
+      return next.literal
+        ? []
+        : [
+            {
+              kind: 'dynamic',
+              reason: `the shell's script "${next.text}" is only known at run time`
+            }
+          ]
+    }
     if (a.startsWith('--')) {
       if (a === '--rcfile' || a === '--init-file') i++
       continue
     }
     if ((a.startsWith('-') || a.startsWith('+')) && a.length > 1) {
-      if (a.slice(1).includes('c')) command = true
-      if (/[oO]/.test(a.slice(1))) i++ // `-o pipefail`, `-O extglob`
+      const flags = a.slice(1)
+      if (flags.includes('c')) command = true
+      else if (flags.includes('s')) return [stdin]
+      if (/[oO]/.test(flags)) i++ // `-o pipefail`, `-O extglob`
       continue
     }
-    return [] // a script file: the shell runs what the file says
+    // the command string after -c, or a script file (the rules decide on "bash file.sh")
+    return command ? [{ kind: 'script', script: word }] : []
   }
-  return []
+  return command ? [] : [stdin]
 }
 
 function envRuns(words: ShellWord[]): Run[] {
