@@ -195,10 +195,14 @@ describe('renderComment', () => {
     expect(body).toContain('curl -H ***')
   })
 
-  it('shows modified files relative to the working directory', () => {
+  it('shows modified files and the policy relative to the working directory', () => {
     const body = comment(sampleReport('completed'))
     expect(body).toContain('- `src/sum.ts`')
     expect(body).toContain('- `/tmp/outside.txt`')
+    const policy = sampleReport('completed', {
+      policy: { source: '/home/runner/work/app/app/.github/copilot-policy.yml', builtIn: false }
+    })
+    expect(comment(policy)).toContain('**Policy:** `.github/copilot-policy.yml`')
     expect(relativePath('/ws/a/b.ts', '/ws/')).toBe('a/b.ts')
     expect(relativePath('/wsx/a.ts', '/ws')).toBe('/wsx/a.ts')
     expect(relativePath('/home/runner/work/r/r/src/x.ts')).toBe('src/x.ts')

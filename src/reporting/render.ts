@@ -252,6 +252,8 @@ class View {
   readonly kinds: [string, { allow: number; deny: number }][]
   readonly models: [string, ModelUsage][]
   readonly files: string[]
+  /** Where paths are shown relative to, when known. */
+  readonly root: string | undefined
   private readonly secrets: string[]
 
   constructor(
@@ -281,8 +283,8 @@ class View {
     this.models = Object.entries(report.metrics.models).sort(
       ([a, x], [b, y]) => y.requests - x.requests || a.localeCompare(b)
     )
-    const root = options.workingDirectory ?? report.workingDirectory
-    this.files = report.metrics.filesModified.map((file) => relativePath(file, root))
+    this.root = options.workingDirectory ?? report.workingDirectory
+    this.files = report.metrics.filesModified.map((file) => relativePath(file, this.root))
   }
 
   hasOutput(max: number): boolean {
@@ -446,9 +448,10 @@ function permissionSection(view: View, limits: Limits): string {
   const { report, kinds, denied } = view
   const allowed = kinds.reduce((n, [, c]) => n + c.allow, 0)
   const deniedTotal = deniedCount(report)
+  const source = view.code(relativePath(report.policy.source, view.root), 200)
   const policy = report.policy.builtIn
-    ? `**Policy:** the built-in read-only policy applied, because no policy file was found (${view.code(report.policy.source, 200)}).`
-    : `**Policy:** ${view.code(report.policy.source, 200)}`
+    ? `**Policy:** the built-in read-only policy applied, because no policy file was found (${source}).`
+    : `**Policy:** ${source}`
   const parts = [
     `#### 🔐 Permissions · ${formatInt(allowed)} allowed, ${formatInt(deniedTotal)} denied`,
     policy
