@@ -12,7 +12,9 @@ import { Connection } from './cli/connection.js'
 import { UserError, messageOf } from './errors.js'
 import { loadPolicy } from './policy/index.js'
 import { ReportBuilder } from './reporting/report.js'
-import { renderSummary } from './reporting/render.js'
+import { renderComment, renderSummary, renderWorking } from './reporting/render.js'
+import { createCommentPublisher, type CommentPublisher } from './reporting/publish-comment.js'
+import { resolveTarget, type Target } from './reporting/target.js'
 import { actionOutputs } from './reporting/outputs.js'
 import { redact } from './reporting/text.js'
 import type { Report, RunStatus } from './reporting/types.js'
@@ -27,7 +29,8 @@ export interface RunResult {
 const log: Logger = {
   info: (line) => core.info(line),
   warning: (line) => core.warning(line),
-  debug: (line) => core.debug(line)
+  debug: (line) => core.debug(line),
+  group: (name, work) => core.group(name, work)
 }
 
 /** Runs the action. Returns what it reported (for tests); sets the step's failure itself. */
@@ -58,6 +61,12 @@ async function runWith(env: NodeJS.ProcessEnv, signal: AbortSignal): Promise<Run
   }
   for (const secret of settings.secrets) core.setSecret(secret)
   const clean = (text: string): string => redact(text, settings.secrets)
+  const link = runUrl(env)
+  const comments = commentPublisher(settings, env)
+  if (comments) {
+    const working = await comments.publish(renderWorking({ startedAt: startedAt.toISOString(), runUrl: link, prompt: settings.prompt, secrets: settings.secrets }))
+    if (working.fallback) core.warning(working.fallback)
+  }
 
   let builder: ReportBuilder | undefined
   let outcome: RunOutcome = { status: 'failed', sessionId: null, summary: null }
@@ -77,6 +86,7 @@ async function runWith(env: NodeJS.ProcessEnv, signal: AbortSignal): Promise<Run
       startedAt: startedAt.toISOString(),
       model: settings.model ?? null,
       policy: { source: policy.source, builtIn: policy.builtIn },
+      workingDirectory: settings.workingDirectory,
       secrets: settings.secrets
     })
     const report = builder
@@ -117,13 +127,20 @@ async function runWith(env: NodeJS.ProcessEnv, signal: AbortSignal): Promise<Run
       model: settings.model,
       provider: settings.provider,
       checkAuth: !settings.provider,
+      planFirst: settings.planFirst,
       maxAutopilotContinues: settings.maxAutopilotContinues,
       timeoutMs: settings.timeoutMs,
       idleTimeoutMs: settings.idleTimeoutMs,
       signal,
-      cliExited
+      cliExited,
+      setupCommands: settings.setupCommands,
+      verifyCommands: settings.verifyCommands,
+      commandTimeoutMs: settings.commandTimeoutMs,
+      scratchDir: path.join(settings.tempDir, 'commands'),
+      protectedGroups: [process_.pid ?? -1, process.pid],
+      redact: clean
     })
-    outcome = await core.group('Agent run', () => session.execute())
+    outcome = await session.execute()
   } catch (error) {
     const status: RunStatus = signal.aborted ? 'cancelled' : 'failed'
     let message = messageOf(error)
@@ -145,9 +162,23 @@ async function runWith(env: NodeJS.ProcessEnv, signal: AbortSignal): Promise<Run
     fs.mkdirSync(path.dirname(settings.reportPath), { recursive: true })
     fs.writeFileSync(settings.reportPath, JSON.stringify(report, null, 2) + '\n')
     outputs = actionOutputs(report, settings.reportPath)
+    if (outcome.verifyPassed !== undefined) outputs['verify-passed'] = String(outcome.verifyPassed)
+    const eventsPath = outcome.sessionId
+      ? path.join(settings.tempDir, 'copilot-home', 'session-state', outcome.sessionId, 'events.jsonl')
+      : undefined
+    if (eventsPath && fs.existsSync(eventsPath)) outputs['events-path'] = eventsPath
+    let summaryNote = ''
+    if (comments) {
+      const published = await comments.publish(renderComment(report, { marker: comments.marker, runUrl: link }))
+      if (published.url) outputs['comment-url'] = published.url
+      if (published.fallback) {
+        core.warning(published.fallback)
+        summaryNote = `> [!WARNING]\n> The PR comment could not be written: ${published.fallback.replace(/\n/g, ' ')}\n\n`
+      }
+    }
     for (const [name, value] of Object.entries(outputs)) core.setOutput(name, value)
     try {
-      await core.summary.addRaw(renderSummary(report, { runUrl: runUrl(env) }), true).write()
+      await core.summary.addRaw(summaryNote + renderSummary(report, { runUrl: link }), true).write()
     } catch (error) {
       core.warning(`Could not write the job summary: ${messageOf(error)}`)
     }
@@ -157,10 +188,53 @@ async function runWith(env: NodeJS.ProcessEnv, signal: AbortSignal): Promise<Run
 
   if (outcome.status !== 'completed') {
     core.setFailed(clean(`Copilot run ${outcome.status}${outcome.error ? `: ${outcome.error.message}` : ''}`))
+  } else if (outcome.verifyPassed === false) {
+    core.setFailed('The agent completed, but a verify command failed (see the report).')
   } else {
     core.info(`Completed: ${clean(outcome.summary ?? '')}`)
   }
   return { report, outputs }
+}
+
+/** The sticky comment's publisher, or undefined (with a notice) when there is nothing to comment on. */
+function commentPublisher(settings: Settings, env: NodeJS.ProcessEnv): CommentPublisher | undefined {
+  if (settings.comment === 'off') return undefined
+  const target = commentTarget(settings, env)
+  if (target.kind === 'none') {
+    core.notice(`No PR comment: ${target.reason} The report is in the job summary.`)
+    return undefined
+  }
+  if (!settings.githubToken) {
+    core.warning("No PR comment: the input 'github-token' is empty. The report is in the job summary.")
+    return undefined
+  }
+  return createCommentPublisher({
+    token: settings.githubToken,
+    apiUrl: env.GITHUB_API_URL || 'https://api.github.com',
+    target,
+    key: settings.commentKey,
+    mode: settings.comment,
+    log: { debug: (line) => core.debug(line), warning: (line) => core.warning(line) }
+  })
+}
+
+function commentTarget(settings: Settings, env: NodeJS.ProcessEnv): Target {
+  const [owner = '', repo = ''] = (env.GITHUB_REPOSITORY ?? '').split('/')
+  if (!owner || !repo) return { kind: 'none', reason: 'GITHUB_REPOSITORY is not set (not running on a runner).' }
+  let payload: unknown = {}
+  if (env.GITHUB_EVENT_PATH && fs.existsSync(env.GITHUB_EVENT_PATH)) {
+    try {
+      payload = JSON.parse(fs.readFileSync(env.GITHUB_EVENT_PATH, 'utf8'))
+    } catch (error) {
+      core.warning(`Could not read the event payload ${env.GITHUB_EVENT_PATH}: ${messageOf(error)}`)
+    }
+  }
+  return resolveTarget({
+    eventName: env.GITHUB_EVENT_NAME ?? '',
+    payload,
+    issueNumberInput: settings.issueNumber ?? null,
+    repo: { owner, repo }
+  })
 }
 
 function runUrl(env: NodeJS.ProcessEnv): string | undefined {

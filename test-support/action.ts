@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 import type { Report } from '../src/reporting/types.js'
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
@@ -104,7 +104,7 @@ export async function runAction(options: RunActionOptions): Promise<ActionResult
     GITHUB_RUN_ID: '4242',
     GITHUB_REPOSITORY: 'octo/repo',
     GITHUB_SERVER_URL: 'https://github.com',
-    INPUT_CLI_PATH: cliBinary(),
+    'INPUT_CLI-PATH': cliBinary(),
     ...options.env
   }
   for (const [name, value] of Object.entries(options.inputs)) {
@@ -114,7 +114,7 @@ export async function runAction(options: RunActionOptions): Promise<ActionResult
   const args =
     entry === 'dist'
       ? [path.join(ROOT, 'dist', 'index.js')]
-      : ['--import', 'tsx', path.join(ROOT, 'src', 'index.ts')]
+      : ['--import', pathToFileURL(path.join(ROOT, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href, path.join(ROOT, 'src', 'index.ts')]
   const child = spawn(process.execPath, args, { cwd: workspace.dir, env, stdio: ['ignore', 'pipe', 'pipe'] })
   let stdout = ''
   let stderr = ''

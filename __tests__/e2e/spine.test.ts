@@ -42,7 +42,7 @@ const bash = (command: string) => ({ toolCalls: [{ name: 'bash', arguments: { co
 
 describe('a policy-gated autopilot run of the real CLI', () => {
   beforeEach(() => {
-    workspace = makeWorkspace({ '.github/copilot-policy.yml': EXAMPLE_POLICY, 'README.md': '# demo\n' })
+    workspace = makeWorkspace({ '.github/copilot-policy.yml': EXAMPLE_POLICY, 'README.md': '# demo\n', 'src/index.ts': 'export {}\n' })
   })
 
   it('completes a task with allowed tool calls and really changes files', async () => {
@@ -67,9 +67,9 @@ describe('a policy-gated autopilot run of the real CLI', () => {
       ['write', 'allow', 'sources'],
       ['shell', 'allow', 'tests']
     ])
-    expect(report.tools.map((t) => [t.name, t.success])).toEqual([
-      ['create', true],
+    expect(report.tools.map((t) => [t.name, t.success]).sort()).toEqual([
       ['bash', true],
+      ['create', true],
       ['task_complete', true]
     ])
     expect(result.summary).toContain('Added src/hello.ts')

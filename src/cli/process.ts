@@ -24,7 +24,8 @@ export interface CliExit {
 }
 
 /** Environment variables that would hand the CLI credentials or settings we did not choose. */
-const STRIPPED_ENV = /^(COPILOT_|GH_TOKEN$|GITHUB_TOKEN$|GITHUB_COPILOT_|INPUT_)/
+const STRIPPED_ENV =
+  /^(COPILOT_|GH_TOKEN$|GITHUB_TOKEN$|GH_ENTERPRISE_TOKEN$|GITHUB_ENTERPRISE_TOKEN$|GITHUB_COPILOT_|INPUT_|ACTIONS_RUNTIME_|ACTIONS_ID_TOKEN_REQUEST_|ACTIONS_CACHE_|ACTIONS_RESULTS_URL$)/
 
 export class CliProcess {
   readonly child: ChildProcessWithoutNullStreams

@@ -22,11 +22,14 @@ import { feedbackFor } from '../policy/index.js'
 import type { CommandRecord, RunStatus } from '../reporting/types.js'
 import { z } from 'zod'
 import { checkAuth } from './auth.js'
+import { runShellCommand } from './shell.js'
 
 export interface Logger {
   info(line: string): void
   warning(line: string): void
   debug(line: string): void
+  /** A collapsible group in the log. */
+  group<T>(name: string, work: () => Promise<T>): Promise<T>
 }
 
 /** What the driver tells the report. The ReportBuilder implements it. */
@@ -51,6 +54,8 @@ export interface RunOptions {
   provider?: { type: string; baseUrl: string; apiKey?: string }
   /** Check the GitHub sign-in before prompting (off with BYOK, which needs none). */
   checkAuth: boolean
+  /** Start in plan mode; the action approves the agent's exit from plan mode into autopilot. */
+  planFirst: boolean
   maxAutopilotContinues: number
   timeoutMs: number
   idleTimeoutMs: number
@@ -58,6 +63,14 @@ export interface RunOptions {
   signal: AbortSignal
   /** Resolves, with a description, if the CLI process exits during the run. */
   cliExited: Promise<string>
+  setupCommands: string[]
+  verifyCommands: string[]
+  commandTimeoutMs: number
+  /** Scratch directory for command wrappers. */
+  scratchDir: string
+  /** Process groups a command kill must never signal (the CLI's). */
+  protectedGroups: number[]
+  redact: (text: string) => string
 }
 
 export interface RunOutcome {
@@ -65,6 +78,8 @@ export interface RunOutcome {
   sessionId: string | null
   summary: string | null
   error?: { message: string; type?: string }
+  /** Whether every verify command passed; undefined when none ran. */
+  verifyPassed?: boolean
 }
 
 /** Why waiting for the agent ended. */
@@ -96,6 +111,10 @@ export class Run {
   async execute(): Promise<RunOutcome> {
     const { connection, log } = this.options
     const unsubscribe = connection.onEvent((_sessionId, event) => this.onEvent(event))
+    // Leaving plan mode: the CLI both emits `exit_plan_mode.requested` and sends the request
+    // `exitPlanMode.request`. The request is authoritative (the CLI awaits its answer); the event
+    // is answered only when no request follows it (CLI versions without the request).
+    connection.onRequest('exitPlanMode.request', () => this.approvePlanExit('request'))
     try {
       const created = await connection.request(
         'session.create',
@@ -105,6 +124,7 @@ export class Run {
           requestPermission: true,
           streaming: false,
           autopilot: { maxContinues: this.options.maxAutopilotContinues },
+          ...(this.options.planFirst ? { requestExitPlanMode: true } : {}),
           ...(this.options.provider ? { provider: this.options.provider } : {})
         },
         CreateSessionResult
@@ -117,8 +137,24 @@ export class Run {
         log.info(`Signed in to Copilot${login ? ` as ${login}` : ''}`)
       }
 
-      await connection.request('session.mode.set', { sessionId: created.sessionId, mode: 'autopilot' }, z.unknown())
+      const mode = this.options.planFirst ? 'plan' : 'autopilot'
+      await connection.request('session.mode.set', { sessionId: created.sessionId, mode }, z.unknown())
       if (this.options.signal.aborted) return this.outcome('cancelled')
+
+      for (const command of this.options.setupCommands) {
+        const record = await this.runCommand('setup', command)
+        if (this.options.signal.aborted) {
+          await this.collect()
+          return this.outcome('cancelled', { message: 'The workflow run was cancelled during the setup commands.', type: 'cancelled' })
+        }
+        if (record.exitCode !== 0) {
+          await this.collect()
+          return this.outcome('failed', {
+            message: `Setup command \`${record.command}\` ${record.timedOut ? `timed out after ${Math.round(this.options.commandTimeoutMs / 1000)} s` : `failed with exit code ${record.exitCode ?? 'none'}`}; the agent was not started.`,
+            type: 'setup-command'
+          })
+        }
+      }
 
       this.busy = true
       this.lastEventAt = Date.now()
@@ -164,6 +200,19 @@ export class Run {
         this.options.log.warning(`Session error (${data?.errorType ?? 'unknown'}): ${data?.message ?? ''}`)
         break
       }
+      case 'exit_plan_mode.requested': {
+        const data = dataOf(event, 'exit_plan_mode.requested')
+        if (data) {
+          if (data.planContent) this.options.observer.setPlan(data.planContent)
+          this.exitPlanRequestId = data.requestId
+          this.exitPlanTimer = setTimeout(() => void this.approvePlanExit('event'), 1500)
+        }
+        break
+      }
+      case 'session.mode_changed':
+        // Back in plan mode: the next request to leave it gets its own answer.
+        if (dataOf(event, 'session.mode_changed')?.newMode === 'plan') this.exitPlanAnswered = false
+        break
       case 'session.todos_changed':
         this.refreshTodos()
         break
@@ -225,6 +274,29 @@ export class Run {
     }
   }
 
+  private exitPlanRequestId: string | undefined
+  private exitPlanTimer: NodeJS.Timeout | undefined
+  private exitPlanAnswered = false
+
+  /** Approve the agent's plan and continue in autopilot; edits still go through the policy. */
+  private approvePlanExit(channel: 'request' | 'event'): { approved: boolean; selectedAction?: string; autoApproveEdits: boolean } {
+    clearTimeout(this.exitPlanTimer)
+    const response = this.options.planFirst
+      ? { approved: true, selectedAction: 'autopilot', autoApproveEdits: false }
+      : { approved: false, autoApproveEdits: false }
+    if (this.exitPlanAnswered) return response
+    this.exitPlanAnswered = true
+    this.options.log.info(`Plan ${response.approved ? 'approved' : 'not requested'}: continuing in autopilot`)
+    if (channel === 'event' && this.exitPlanRequestId) {
+      this.track(
+        this.options.connection
+          .request('session.ui.handlePendingExitPlanMode', { sessionId: this.sessionId, requestId: this.exitPlanRequestId, response }, z.unknown())
+          .catch((error: unknown) => this.options.log.warning(`Approving the plan failed: ${messageOf(error)}`))
+      )
+    }
+    return response
+  }
+
   private track(promise: Promise<unknown>): void {
     this.pending.add(promise)
     void promise.finally(() => this.pending.delete(promise))
@@ -282,6 +354,7 @@ export class Run {
           type: 'hang'
         })
       case 'idle':
+        await this.verify()
         await this.collect()
         if (this.taskCompleted) return this.outcome('completed')
         if (this.sessionError) return this.outcome('failed', this.sessionError)
@@ -327,8 +400,50 @@ export class Run {
     await attempt('Shutting the session down', () => connection.request('session.shutdown', { sessionId }, z.unknown(), FINALIZE_TIMEOUT_MS))
   }
 
+  private verifyPassed: boolean | undefined
+
+  private async verify(): Promise<void> {
+    for (const command of this.options.verifyCommands) {
+      if (this.options.signal.aborted || this.options.connection.isClosed) return
+      const record = await this.runCommand('verify', command)
+      this.verifyPassed = (this.verifyPassed ?? true) && record.exitCode === 0
+    }
+  }
+
+  private runCommand(phase: 'setup' | 'verify', command: string): Promise<CommandRecord> {
+    const { log, redact } = this.options
+    return log.group(`${phase}: ${redact(command)}`, async () => {
+      const record = await runShellCommand(
+        { phase, command },
+        {
+          connection: this.options.connection,
+          sessionId: this.sessionId ?? '',
+          workingDirectory: this.options.workingDirectory,
+          scratchDir: this.options.scratchDir,
+          timeoutMs: this.options.commandTimeoutMs,
+          signal: this.options.signal,
+          onLine: (line) => log.info(line),
+          redact,
+          protectedGroups: this.options.protectedGroups
+        }
+      )
+      this.options.observer.onCommand(record)
+      const result = record.timedOut ? 'timed out' : `exit code ${record.exitCode ?? 'none'}`
+      const line = `${phase} command ${result} after ${(record.durationMs / 1000).toFixed(1)} s: ${record.command}`
+      if (record.exitCode === 0) log.info(line)
+      else log.warning(line)
+      return record
+    })
+  }
+
   private outcome(status: RunStatus, error?: { message: string; type?: string }): RunOutcome {
-    return { status, sessionId: this.sessionId, summary: this.summary, ...(error ? { error } : {}) }
+    return {
+      status,
+      sessionId: this.sessionId,
+      summary: this.summary,
+      ...(error ? { error } : {}),
+      ...(this.verifyPassed !== undefined ? { verifyPassed: this.verifyPassed } : {})
+    }
   }
 }
 

@@ -1,0 +1,179 @@
+/**
+ * End to end with the real CLI: shell commands through the session, and runs that end badly —
+ * every one must still end with a report, outputs and the summary, and leave no process behind.
+ */
+import fs from 'node:fs'
+import path from 'node:path'
+import { startModelServer, type ModelServer, type Script } from '../../test-support/model-server.js'
+import {
+  EXAMPLE_POLICY,
+  isAlive,
+  makeWorkspace,
+  runAction,
+  waitGone,
+  type ActionResult,
+  type RunActionOptions,
+  type Workspace
+} from '../../test-support/action.js'
+
+let workspace: Workspace
+let model: ModelServer | undefined
+
+beforeEach(() => {
+  workspace = makeWorkspace({ '.github/copilot-policy.yml': EXAMPLE_POLICY })
+})
+afterEach(async () => {
+  await model?.close()
+  model = undefined
+  workspace.cleanup()
+})
+
+const complete = { toolCalls: [{ name: 'task_complete', arguments: { summary: 'done' } }] }
+
+async function runWith(
+  script: Script,
+  inputs: Record<string, string> = {},
+  extra: Partial<RunActionOptions> = {}
+): Promise<ActionResult> {
+  model = await startModelServer(script)
+  const result = await runAction({
+    workspace,
+    inputs: {
+      prompt: 'Do the task.',
+      model: 'claude-sonnet-4.5',
+      'provider-type': 'openai',
+      'provider-base-url': model.url,
+      'timeout-minutes': '2',
+      ...inputs
+    },
+    ...extra
+  })
+  expect(await waitGone(result.cliPids)).toEqual([])
+  return result
+}
+
+function cliPidOf(ws: Workspace): number | undefined {
+  for (const entry of fs.readdirSync(ws.runnerTemp)) {
+    const file = path.join(ws.runnerTemp, entry, 'copilot-home', 'cli.pid')
+    if (fs.existsSync(file)) return Number(fs.readFileSync(file, 'utf8'))
+  }
+  return undefined
+}
+
+describe('setup and verify commands', () => {
+  it('stops the run when a setup command fails: the agent is never prompted', async () => {
+    const result = await runWith([complete], { 'setup-commands': 'echo preparing\nexit 3' })
+    expect(result.outputs.status).toBe('failed')
+    expect(result.exitCode).not.toBe(0)
+    expect(model!.requests).toHaveLength(0)
+    const commands = result.report!.commands
+    expect(commands.map((c) => [c.phase, c.command, c.exitCode])).toEqual([
+      ['setup', 'echo preparing', 0],
+      ['setup', 'exit 3', 3]
+    ])
+    expect(commands[0]!.outputTail).toBe('preparing')
+    expect(result.report!.error?.message).toMatch(/exit 3.*exit code 3/)
+    expect(result.stdout).toContain('preparing') // streamed to the log
+  })
+
+  it('runs verify commands after the agent: passing', async () => {
+    const result = await runWith([complete], {
+      'setup-commands': 'echo ready > setup.txt',
+      'verify-commands': 'test -f setup.txt\necho verified'
+    })
+    expect(result.outputs.status).toBe('completed')
+    expect(result.outputs['verify-passed']).toBe('true')
+    expect(result.exitCode).toBe(0)
+    expect(result.report!.commands.map((c) => [c.phase, c.exitCode])).toEqual([
+      ['setup', 0],
+      ['verify', 0],
+      ['verify', 0]
+    ])
+  })
+
+  it('fails the step when a verify command fails, keeping the agent status', async () => {
+    const result = await runWith([complete], { 'verify-commands': 'echo checking; false' })
+    expect(result.outputs.status).toBe('completed')
+    expect(result.outputs['verify-passed']).toBe('false')
+    expect(result.exitCode).not.toBe(0)
+    expect(result.report!.commands[0]).toMatchObject({ phase: 'verify', exitCode: 1, outputTail: 'checking' })
+  })
+
+  it('kills a command at its timeout, with its whole process group', async () => {
+    const result = await runWith([complete], {
+      'setup-commands': 'sleep 300 & echo $! > bg.pid; echo started; sleep 300',
+      'command-timeout-seconds': '2'
+    })
+    const record = result.report!.commands[0]!
+    expect(record.timedOut).toBe(true)
+    expect(record.exitCode).toBeNull()
+    expect(record.durationMs).toBeGreaterThanOrEqual(2000)
+    expect(result.outputs.status).toBe('failed')
+    const background = Number(workspace.read('bg.pid'))
+    expect(background).toBeGreaterThan(0)
+    expect(await waitGone([background])).toEqual([])
+  })
+})
+
+describe('runs that end badly still end with a report', () => {
+  it('SIGTERM to the action mid-run: status cancelled, report and summary written, nothing left', async () => {
+    let sentAt = 0
+    const result = await runWith(
+      () => ({ hang: true }),
+      {},
+      {
+        onSpawn: (child) => {
+          const timer = setInterval(() => {
+            if ((model?.requests.length ?? 0) > 0) {
+              clearInterval(timer)
+              sentAt = Date.now()
+              child.kill('SIGTERM')
+            }
+          }, 50)
+          child.on('exit', () => clearInterval(timer))
+        }
+      }
+    )
+    expect(sentAt).toBeGreaterThan(0)
+    expect(result.outputs.status).toBe('cancelled')
+    expect(result.report!.status).toBe('cancelled')
+    expect(result.summary).toMatch(/cancelled/i)
+    expect(result.exitCode).not.toBe(0)
+  })
+
+  it('the CLI killed mid-run: status failed with its exit', async () => {
+    const result = await runWith(
+      () => ({ hang: true }),
+      {},
+      {
+        onSpawn: (child) => {
+          const timer = setInterval(() => {
+            const pid = cliPidOf(workspace)
+            if ((model?.requests.length ?? 0) > 0 && pid && isAlive(pid)) {
+              clearInterval(timer)
+              process.kill(pid, 'SIGKILL')
+            }
+          }, 50)
+          child.on('exit', () => clearInterval(timer))
+        }
+      }
+    )
+    expect(result.outputs.status).toBe('failed')
+    expect(result.report!.error?.message).toMatch(/Copilot CLI exited/)
+    expect(result.report!.error?.message).toMatch(/SIGKILL/)
+  })
+
+  it('the model endpoint failing: status failed with the error type', async () => {
+    const result = await runWith(() => ({ status: 500 }))
+    expect(result.outputs.status).toBe('failed')
+    expect(result.report!.error?.type).toBe('query')
+    expect(result.report!.error?.message).toMatch(/retried/i)
+    expect(model!.requests.length).toBeGreaterThan(1)
+  }, 90_000)
+
+  it('the agent going silent counts as a hang', async () => {
+    const result = await runWith(() => ({ hang: true }), { 'idle-timeout-minutes': '0.05' })
+    expect(result.outputs.status).toBe('timed-out')
+    expect(result.report!.error?.type).toBe('hang')
+  })
+})

@@ -1,0 +1,53 @@
+/**
+ * `npm run demo`: a full offline run of the action. The real Copilot CLI (the pinned
+ * devDependency) talks to an embedded scripted model on 127.0.0.1 (BYOK), the committed bundle
+ * `dist/index.js` runs as the runner would start it, and the policy answers every request.
+ * Prints the job summary and where the JSON report is.
+ */
+import path from 'node:path'
+import { startModelServer } from '../test-support/model-server.js'
+import { EXAMPLE_POLICY, makeWorkspace, runAction } from '../test-support/action.js'
+
+const workspace = makeWorkspace({
+  '.github/copilot-policy.yml': EXAMPLE_POLICY,
+  'README.md': '# Demo repository\n',
+  'src/math.ts': 'export const add = (a: number, b: number) => a - b\n'
+})
+const file = path.join(workspace.dir, 'src', 'math.ts')
+const model = await startModelServer([
+  { content: 'Let me look at the code.', toolCalls: [{ name: 'view', arguments: { path: file } }] },
+  {
+    content: 'The add function subtracts. Fixing it.',
+    toolCalls: [{ name: 'edit', arguments: { path: file, old_str: 'a - b', new_str: 'a + b' } }]
+  },
+  { toolCalls: [{ name: 'bash', arguments: { command: 'git push origin main', description: 'Push the fix' } }] },
+  { toolCalls: [{ name: 'bash', arguments: { command: 'cat src/math.ts', description: 'Show the fix' } }] },
+  { toolCalls: [{ name: 'task_complete', arguments: { summary: 'Fixed add() in src/math.ts (it subtracted).' } }] }
+])
+
+try {
+  console.log(`Workspace: ${workspace.dir}`)
+  console.log(`Scripted model: ${model.url}\n`)
+  const result = await runAction({
+    workspace,
+    entry: 'dist',
+    inputs: {
+      prompt: 'Fix the bug in src/math.ts',
+      model: 'claude-sonnet-4.5',
+      'provider-type': 'openai',
+      'provider-base-url': model.url,
+      'provider-api-key': 'demo-key',
+      'timeout-minutes': '5'
+    }
+  })
+  console.log('--- action log ---')
+  console.log(result.stdout.trim())
+  console.log('\n--- job summary (markdown) ---')
+  console.log(result.summary.trim())
+  console.log('\n--- outputs ---')
+  for (const [name, value] of Object.entries(result.outputs)) console.log(`${name}: ${value}`)
+  console.log(`\nsrc/math.ts now: ${workspace.read('src/math.ts')?.trim()}`)
+  process.exitCode = result.exitCode ?? 1
+} finally {
+  await model.close()
+}
