@@ -3,7 +3,16 @@ import tseslint from 'typescript-eslint'
 
 export default tseslint.config(
   {
-    ignores: ['.tmp/**', 'dist/**', 'build/**', 'node_modules/**', 'coverage/**', '*.js', '*.cjs']
+    ignores: [
+      '.tmp/**',
+      '**/*.mjs',
+      'dist/**',
+      'build/**',
+      'node_modules/**',
+      'coverage/**',
+      '*.js',
+      '*.cjs'
+    ]
   },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,

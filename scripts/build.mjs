@@ -21,17 +21,56 @@ fs.mkdirSync(dist, { recursive: true })
 for (const entry of entries) {
   if (entry.optional && !fs.existsSync(path.join(root, entry.src))) continue
   const outDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ncc-'))
-  execFileSync(process.execPath, [ncc, 'build', entry.src, '-o', outDir, '--license', 'licenses.txt', '--quiet', '--target', 'es2022'], {
-    cwd: root,
-    stdio: 'inherit'
-  })
+  execFileSync(
+    process.execPath,
+    [
+      ncc,
+      'build',
+      entry.src,
+      '-o',
+      outDir,
+      '--license',
+      'licenses.txt',
+      '--quiet',
+      '--target',
+      'es2022'
+    ],
+    {
+      cwd: root,
+      stdio: 'inherit'
+    }
+  )
   for (const file of fs.readdirSync(outDir)) {
     const target = file === 'index.js' ? entry.out : file
     fs.copyFileSync(path.join(outDir, file), path.join(dist, target))
   }
+  patchBuiltinImport(path.join(dist, entry.out))
   fs.rmSync(outDir, { recursive: true, force: true })
 }
-for (const wasm of ['web-tree-sitter/web-tree-sitter.wasm', 'tree-sitter-bash/tree-sitter-bash.wasm']) {
+/**
+ * web-tree-sitter does `const { createRequire } = await import("module")`. webpack (inside ncc)
+ * turns that into a namespace object of the builtin; because `require('module')` is a function,
+ * its properties are not copied and `createRequire` comes out undefined. The bundle is ESM, so
+ * the native dynamic import works: put it back. Fails the build if the pattern is not found
+ * exactly once (a new ncc or web-tree-sitter must be looked at, not silently shipped).
+ */
+function patchBuiltinImport(file) {
+  const code = fs.readFileSync(file, 'utf8')
+  if (!code.includes('web-tree-sitter.mjs')) return
+  const pattern =
+    /const \{ createRequire \} = await Promise\.resolve\(\/\* import\(\) \*\/\)\.then\(__nccwpck_require__\.t\.bind\(__nccwpck_require__, \d+, \d+\)\);/g
+  const matches = code.match(pattern) ?? []
+  if (matches.length !== 1)
+    throw new Error(
+      `${file}: expected one bundled import("module") of web-tree-sitter, found ${matches.length}`
+    )
+  fs.writeFileSync(file, code.replace(pattern, 'const { createRequire } = await import("module");'))
+}
+
+for (const wasm of [
+  'web-tree-sitter/web-tree-sitter.wasm',
+  'tree-sitter-bash/tree-sitter-bash.wasm'
+]) {
   fs.copyFileSync(require.resolve(wasm), path.join(dist, path.basename(wasm)))
 }
 fs.writeFileSync(path.join(dist, 'package.json'), JSON.stringify({ type: 'module' }) + '\n')

@@ -20,9 +20,24 @@ const model = await startModelServer([
     content: 'The add function subtracts. Fixing it.',
     toolCalls: [{ name: 'edit', arguments: { path: file, old_str: 'a - b', new_str: 'a + b' } }]
   },
-  { toolCalls: [{ name: 'bash', arguments: { command: 'git push origin main', description: 'Push the fix' } }] },
-  { toolCalls: [{ name: 'bash', arguments: { command: 'cat src/math.ts', description: 'Show the fix' } }] },
-  { toolCalls: [{ name: 'task_complete', arguments: { summary: 'Fixed add() in src/math.ts (it subtracted).' } }] }
+  {
+    toolCalls: [
+      { name: 'bash', arguments: { command: 'git push origin main', description: 'Push the fix' } }
+    ]
+  },
+  {
+    toolCalls: [
+      { name: 'bash', arguments: { command: 'cat src/math.ts', description: 'Show the fix' } }
+    ]
+  },
+  {
+    toolCalls: [
+      {
+        name: 'task_complete',
+        arguments: { summary: 'Fixed add() in src/math.ts (it subtracted).' }
+      }
+    ]
+  }
 ])
 
 try {

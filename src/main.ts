@@ -64,32 +64,43 @@ async function runWith(env: NodeJS.ProcessEnv, signal: AbortSignal): Promise<Run
   const link = runUrl(env)
   const comments = commentPublisher(settings, env)
   if (comments) {
-    const working = await comments.publish(renderWorking({ startedAt: startedAt.toISOString(), runUrl: link, prompt: settings.prompt, secrets: settings.secrets }))
+    const working = await comments.publish(
+      renderWorking({
+        startedAt: startedAt.toISOString(),
+        runUrl: link,
+        prompt: settings.prompt,
+        secrets: settings.secrets
+      })
+    )
     if (working.fallback) core.warning(working.fallback)
   }
 
-  let builder: ReportBuilder | undefined
+  const report = new ReportBuilder({
+    startedAt: startedAt.toISOString(),
+    model: settings.model ?? null,
+    policy: { source: settings.policyPath, builtIn: false },
+    workingDirectory: settings.workingDirectory,
+    secrets: settings.secrets
+  })
   let outcome: RunOutcome = { status: 'failed', sessionId: null, summary: null }
   let cli: CliProcess | undefined
   let connection: Connection | undefined
   try {
     const policy = await core.group('Policy', async () => {
-      const loaded = await loadPolicy({ path: settings.policyPath, workingDirectory: settings.workingDirectory })
+      const loaded = await loadPolicy({
+        path: settings.policyPath,
+        workingDirectory: settings.workingDirectory
+      })
       if (loaded.builtIn) {
-        core.notice(`No policy file at ${path.relative(settings.workingDirectory, settings.policyPath) || settings.policyPath}: the built-in read-only policy applies.`)
+        core.notice(
+          `No policy file at ${path.relative(settings.workingDirectory, settings.policyPath) || settings.policyPath}: the built-in read-only policy applies.`
+        )
       } else {
         core.info(`Policy: ${loaded.source}`)
       }
       return loaded
     })
-    builder = new ReportBuilder({
-      startedAt: startedAt.toISOString(),
-      model: settings.model ?? null,
-      policy: { source: policy.source, builtIn: policy.builtIn },
-      workingDirectory: settings.workingDirectory,
-      secrets: settings.secrets
-    })
-    const report = builder
+    report.setPolicy({ source: policy.source, builtIn: policy.builtIn })
 
     if (!settings.provider && !settings.copilotToken) {
       throw new UserError(
@@ -98,7 +109,12 @@ async function runWith(env: NodeJS.ProcessEnv, signal: AbortSignal): Promise<Run
     }
 
     const executable = await core.group('Copilot CLI', () =>
-      locateCli({ cliPath: settings.cliPath, cliVersion: settings.cliVersion, log: (line) => core.info(line) })
+      locateCli({
+        cliPath: settings.cliPath,
+        cliVersion: settings.cliVersion,
+        log: (line) => core.info(line),
+        signal
+      })
     )
     report.setCliVersion(executable.version)
     cli = new CliProcess({
@@ -111,7 +127,9 @@ async function runWith(env: NodeJS.ProcessEnv, signal: AbortSignal): Promise<Run
     connection = new Connection(cli)
     const hello = await connection.handshake()
     if (hello.version) report.setCliVersion(hello.version)
-    core.info(`Connected to Copilot CLI ${hello.version ?? executable.version} (protocol ${hello.protocolVersion})`)
+    core.info(
+      `Connected to Copilot CLI ${hello.version ?? executable.version} (protocol ${hello.protocolVersion})`
+    )
 
     const cliExited = process_.exited.then(
       (exit) =>
@@ -147,57 +165,92 @@ async function runWith(env: NodeJS.ProcessEnv, signal: AbortSignal): Promise<Run
     if (cli && cli.hasExited && !(error instanceof UserError)) {
       message += `\nLast stderr lines of the Copilot CLI:\n${cli.lastStderr(15).join('\n')}`
     }
-    outcome = { ...outcome, status, error: { message: clean(message), type: error instanceof UserError ? 'configuration' : 'error' } }
-    if (!(error instanceof UserError)) core.debug(clean(error instanceof Error ? (error.stack ?? message) : message))
+    outcome = {
+      ...outcome,
+      status,
+      error: {
+        message: clean(message),
+        type: error instanceof UserError ? 'configuration' : 'error'
+      }
+    }
+    if (!(error instanceof UserError))
+      core.debug(clean(error instanceof Error ? (error.stack ?? message) : message))
   } finally {
     connection?.dispose()
     await cli?.kill()
   }
 
-  const endedAt = new Date()
-  const report =
-    builder?.finish({ status: outcome.status, endedAt: endedAt.toISOString(), summary: outcome.summary, error: outcome.error }) ?? null
-  let outputs: Record<string, string> = {}
-  if (report) {
-    fs.mkdirSync(path.dirname(settings.reportPath), { recursive: true })
-    fs.writeFileSync(settings.reportPath, JSON.stringify(report, null, 2) + '\n')
-    outputs = actionOutputs(report, settings.reportPath)
-    if (outcome.verifyPassed !== undefined) outputs['verify-passed'] = String(outcome.verifyPassed)
-    const eventsPath = outcome.sessionId
-      ? path.join(settings.tempDir, 'copilot-home', 'session-state', outcome.sessionId, 'events.jsonl')
-      : undefined
-    if (eventsPath && fs.existsSync(eventsPath)) outputs['events-path'] = eventsPath
-    let summaryNote = ''
-    if (comments) {
-      const published = await comments.publish(renderComment(report, { marker: comments.marker, runUrl: link }))
-      if (published.url) outputs['comment-url'] = published.url
-      if (published.fallback) {
-        core.warning(published.fallback)
-        summaryNote = `> [!WARNING]\n> The PR comment could not be written: ${published.fallback.replace(/\n/g, ' ')}\n\n`
-      }
-    }
-    for (const [name, value] of Object.entries(outputs)) core.setOutput(name, value)
-    try {
-      await core.summary.addRaw(summaryNote + renderSummary(report, { runUrl: link }), true).write()
-    } catch (error) {
-      core.warning(`Could not write the job summary: ${messageOf(error)}`)
-    }
-  } else {
-    core.setOutput('status', outcome.status)
-  }
-
+  const final = report.finish({
+    status: outcome.status,
+    endedAt: new Date().toISOString(),
+    summary: outcome.summary,
+    error: outcome.error
+  })
+  const outputs = await publish(final, outcome, settings, comments, link)
   if (outcome.status !== 'completed') {
-    core.setFailed(clean(`Copilot run ${outcome.status}${outcome.error ? `: ${outcome.error.message}` : ''}`))
+    core.setFailed(
+      clean(`Copilot run ${outcome.status}${outcome.error ? `: ${outcome.error.message}` : ''}`)
+    )
   } else if (outcome.verifyPassed === false) {
     core.setFailed('The agent completed, but a verify command failed (see the report).')
   } else {
     core.info(`Completed: ${clean(outcome.summary ?? '')}`)
   }
-  return { report, outputs }
+  return { report: final, outputs }
+}
+
+/** Everything the run leaves behind: the JSON report, outputs, the comment and the job summary. */
+async function publish(
+  report: Report,
+  outcome: RunOutcome,
+  settings: Settings,
+  comments: CommentPublisher | undefined,
+  link: string | undefined
+): Promise<Record<string, string>> {
+  const outputs: Record<string, string> = actionOutputs(report, settings.reportPath)
+  try {
+    fs.mkdirSync(path.dirname(settings.reportPath), { recursive: true })
+    fs.writeFileSync(settings.reportPath, JSON.stringify(report, null, 2) + '\n')
+  } catch (error) {
+    core.warning(`Could not write the report to ${settings.reportPath}: ${messageOf(error)}`)
+    outputs['report-path'] = ''
+  }
+  if (outcome.verifyPassed !== undefined) outputs['verify-passed'] = String(outcome.verifyPassed)
+  if (outcome.sessionId) {
+    const events = path.join(
+      settings.tempDir,
+      'copilot-home',
+      'session-state',
+      outcome.sessionId,
+      'events.jsonl'
+    )
+    if (fs.existsSync(events)) outputs['events-path'] = events
+  }
+  let summaryNote = ''
+  if (comments) {
+    const published = await comments.publish(
+      renderComment(report, { marker: comments.marker, runUrl: link })
+    )
+    if (published.url) outputs['comment-url'] = published.url
+    if (published.fallback) {
+      core.warning(published.fallback)
+      summaryNote = `> [!WARNING]\n> The PR comment could not be written: ${published.fallback.replace(/\n/g, ' ')}\n\n`
+    }
+  }
+  for (const [name, value] of Object.entries(outputs)) core.setOutput(name, value)
+  try {
+    await core.summary.addRaw(summaryNote + renderSummary(report, { runUrl: link }), true).write()
+  } catch (error) {
+    core.warning(`Could not write the job summary: ${messageOf(error)}`)
+  }
+  return outputs
 }
 
 /** The sticky comment's publisher, or undefined (with a notice) when there is nothing to comment on. */
-function commentPublisher(settings: Settings, env: NodeJS.ProcessEnv): CommentPublisher | undefined {
+function commentPublisher(
+  settings: Settings,
+  env: NodeJS.ProcessEnv
+): CommentPublisher | undefined {
   if (settings.comment === 'off') return undefined
   const target = commentTarget(settings, env)
   if (target.kind === 'none') {
@@ -205,7 +258,9 @@ function commentPublisher(settings: Settings, env: NodeJS.ProcessEnv): CommentPu
     return undefined
   }
   if (!settings.githubToken) {
-    core.warning("No PR comment: the input 'github-token' is empty. The report is in the job summary.")
+    core.warning(
+      "No PR comment: the input 'github-token' is empty. The report is in the job summary."
+    )
     return undefined
   }
   return createCommentPublisher({
@@ -220,7 +275,8 @@ function commentPublisher(settings: Settings, env: NodeJS.ProcessEnv): CommentPu
 
 function commentTarget(settings: Settings, env: NodeJS.ProcessEnv): Target {
   const [owner = '', repo = ''] = (env.GITHUB_REPOSITORY ?? '').split('/')
-  if (!owner || !repo) return { kind: 'none', reason: 'GITHUB_REPOSITORY is not set (not running on a runner).' }
+  if (!owner || !repo)
+    return { kind: 'none', reason: 'GITHUB_REPOSITORY is not set (not running on a runner).' }
   let payload: unknown = {}
   if (env.GITHUB_EVENT_PATH && fs.existsSync(env.GITHUB_EVENT_PATH)) {
     try {

@@ -80,10 +80,7 @@ function oneOf<T extends string>(name: string, raw: string, allowed: readonly T[
   throw new UserError(`Input '${name}' must be one of ${allowed.join(', ')}; got '${raw}'.`)
 }
 
-export function readSettings(
-  input: InputReader,
-  env: NodeJS.ProcessEnv = process.env
-): Settings {
+export function readSettings(input: InputReader, env: NodeJS.ProcessEnv = process.env): Settings {
   const workspace = env.GITHUB_WORKSPACE || process.cwd()
   const workingDirectory = path.resolve(workspace, input('working-directory') || '.')
   if (!fs.existsSync(workingDirectory) || !fs.statSync(workingDirectory).isDirectory()) {
@@ -122,12 +119,18 @@ export function readSettings(
         `Input 'provider-base-url' must be the URL of your model endpoint (BYOK), got '${providerBaseUrl}'.`
       )
     }
-    provider = { type, baseUrl: providerBaseUrl, ...(providerApiKey ? { apiKey: providerApiKey } : {}) }
+    provider = {
+      type,
+      baseUrl: providerBaseUrl,
+      ...(providerApiKey ? { apiKey: providerApiKey } : {})
+    }
   }
 
   const model = input('model') || undefined
   if (provider && !model) {
-    throw new UserError("With a BYOK provider, set the input 'model' to the model's name at that provider.")
+    throw new UserError(
+      "With a BYOK provider, set the input 'model' to the model's name at that provider."
+    )
   }
 
   const githubToken = input('github-token') || undefined
@@ -138,13 +141,19 @@ export function readSettings(
   }
   const cliVersion = input('cli-version') || DEFAULT_CLI_VERSION
   if (!/^\d+\.\d+\.\d+(-[\w.]+)?$/.test(cliVersion)) {
-    throw new UserError(`Input 'cli-version' must be an exact version such as ${DEFAULT_CLI_VERSION}, got '${cliVersion}'.`)
+    throw new UserError(
+      `Input 'cli-version' must be an exact version such as ${DEFAULT_CLI_VERSION}, got '${cliVersion}'.`
+    )
   }
 
   const runnerTemp = env.RUNNER_TEMP || path.join(workspace, '..', '.runner-temp')
-  const tempDir = path.join(runnerTemp, `copilot-autopilot-${env.GITHUB_RUN_ID ?? 'local'}-${process.pid}`)
+  const tempDir = path.join(
+    runnerTemp,
+    `copilot-autopilot-${env.GITHUB_RUN_ID ?? 'local'}-${process.pid}`
+  )
   const issueNumberRaw = input('issue-number')
-  const issueNumber = issueNumberRaw === '' ? undefined : positiveNumber('issue-number', issueNumberRaw, 0, true)
+  const issueNumber =
+    issueNumberRaw === '' ? undefined : positiveNumber('issue-number', issueNumberRaw, 0, true)
 
   return {
     prompt,
@@ -158,17 +167,26 @@ export function readSettings(
     cliPath: cliPath ? path.resolve(cliPath) : undefined,
     workingDirectory,
     timeoutMs: positiveNumber('timeout-minutes', input('timeout-minutes'), 30) * 60_000,
-    maxAutopilotContinues: positiveNumber('max-autopilot-continues', input('max-autopilot-continues'), 10, true),
+    maxAutopilotContinues: positiveNumber(
+      'max-autopilot-continues',
+      input('max-autopilot-continues'),
+      10,
+      true
+    ),
     planFirst: oneOf('plan-first', input('plan-first'), ['true', 'false'], 'false') === 'true',
     setupCommands: lines(input('setup-commands')),
     verifyCommands: lines(input('verify-commands')),
-    commandTimeoutMs: positiveNumber('command-timeout-seconds', input('command-timeout-seconds'), 600) * 1000,
-    idleTimeoutMs: positiveNumber('idle-timeout-minutes', input('idle-timeout-minutes'), 10) * 60_000,
+    commandTimeoutMs:
+      positiveNumber('command-timeout-seconds', input('command-timeout-seconds'), 600) * 1000,
+    idleTimeoutMs:
+      positiveNumber('idle-timeout-minutes', input('idle-timeout-minutes'), 10) * 60_000,
     comment: oneOf('comment', input('comment'), ['update', 'new', 'off'], 'update'),
     commentKey: input('comment-key') || 'default',
     issueNumber,
     reportPath: path.resolve(workspace, input('report-path') || path.join(tempDir, 'report.json')),
     tempDir,
-    secrets: [copilotToken, githubToken, providerApiKey].filter((s): s is string => !!s && s.length >= 4)
+    secrets: [copilotToken, githubToken, providerApiKey].filter(
+      (s): s is string => !!s && s.length >= 4
+    )
   }
 }

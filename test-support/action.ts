@@ -2,7 +2,7 @@
  * Runs the action the way the runner does: a child process with INPUT_* variables, GITHUB_OUTPUT,
  * GITHUB_STEP_SUMMARY, GITHUB_WORKSPACE and RUNNER_TEMP, then reads back what it wrote.
  */
-import { spawn } from 'node:child_process'
+import { spawn, type ChildProcess } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -13,8 +13,16 @@ export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '
 
 /** The real Copilot CLI binary from the pinned devDependency. */
 export function cliBinary(): string {
-  const platformBinary = path.join(ROOT, 'node_modules', '@github', `copilot-${process.platform}-${process.arch}`, 'copilot')
-  return fs.existsSync(platformBinary) ? platformBinary : path.join(ROOT, 'node_modules', '.bin', 'copilot')
+  const platformBinary = path.join(
+    ROOT,
+    'node_modules',
+    '@github',
+    `copilot-${process.platform}-${process.arch}`,
+    'copilot'
+  )
+  return fs.existsSync(platformBinary)
+    ? platformBinary
+    : path.join(ROOT, 'node_modules', '.bin', 'copilot')
 }
 
 export interface Workspace {
@@ -83,7 +91,7 @@ export interface RunActionOptions {
   /** `dist` runs the committed bundle; `src` runs the TypeScript sources through tsx. */
   entry?: 'dist' | 'src'
   /** Called with the child once it runs (to send signals). */
-  onSpawn?: (child: import('node:child_process').ChildProcess) => void
+  onSpawn?: (child: ChildProcess) => void
   killAfterMs?: number
 }
 
@@ -114,25 +122,45 @@ export async function runAction(options: RunActionOptions): Promise<ActionResult
   const args =
     entry === 'dist'
       ? [path.join(ROOT, 'dist', 'index.js')]
-      : ['--import', pathToFileURL(path.join(ROOT, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href, path.join(ROOT, 'src', 'index.ts')]
-  const child = spawn(process.execPath, args, { cwd: workspace.dir, env, stdio: ['ignore', 'pipe', 'pipe'] })
+      : [
+          '--import',
+          pathToFileURL(path.join(ROOT, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href,
+          path.join(ROOT, 'src', 'index.ts')
+        ]
+  const child = spawn(process.execPath, args, {
+    cwd: workspace.dir,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe']
+  })
   let stdout = ''
   let stderr = ''
   child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d))
   child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d))
   options.onSpawn?.(child)
-  const exitCode = await new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)))
+  const exitCode = await new Promise<number | null>((resolve) =>
+    child.on('close', (code) => resolve(code))
+  )
 
   const outputs = parseOutputFile(fs.readFileSync(outputFile, 'utf8'))
   const reportPath = outputs['report-path']
   const report =
-    reportPath && fs.existsSync(reportPath) ? (JSON.parse(fs.readFileSync(reportPath, 'utf8')) as Report) : undefined
+    reportPath && fs.existsSync(reportPath)
+      ? (JSON.parse(fs.readFileSync(reportPath, 'utf8')) as Report)
+      : undefined
   const cliPids: number[] = []
   for (const entryName of fs.readdirSync(workspace.runnerTemp)) {
     const pidFile = path.join(workspace.runnerTemp, entryName, 'copilot-home', 'cli.pid')
     if (fs.existsSync(pidFile)) cliPids.push(Number(fs.readFileSync(pidFile, 'utf8')))
   }
-  return { exitCode, stdout, stderr, outputs, summary: fs.readFileSync(summaryFile, 'utf8'), report, cliPids }
+  return {
+    exitCode,
+    stdout,
+    stderr,
+    outputs,
+    summary: fs.readFileSync(summaryFile, 'utf8'),
+    report,
+    cliPids
+  }
 }
 
 /** True when a process (or, with `group`, any process of its group) is still alive. */

@@ -57,9 +57,7 @@ function messageText(content: unknown): string {
   if (Array.isArray(content)) {
     return content
       .map((part: unknown) =>
-        part && typeof part === 'object' && 'text' in part
-          ? String((part).text)
-          : ''
+        part && typeof part === 'object' && 'text' in part ? String(part.text) : ''
       )
       .join('')
   }

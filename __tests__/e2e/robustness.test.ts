@@ -96,7 +96,11 @@ describe('setup and verify commands', () => {
     expect(result.outputs.status).toBe('completed')
     expect(result.outputs['verify-passed']).toBe('false')
     expect(result.exitCode).not.toBe(0)
-    expect(result.report!.commands[0]).toMatchObject({ phase: 'verify', exitCode: 1, outputTail: 'checking' })
+    expect(result.report!.commands[0]).toMatchObject({
+      phase: 'verify',
+      exitCode: 1,
+      outputTail: 'checking'
+    })
   })
 
   it('kills a command at its timeout, with its whole process group', async () => {

@@ -2,9 +2,17 @@
  * End to end: the real Copilot CLI, offline, against a scripted model on 127.0.0.1 (BYOK), driven
  * by the action as the runner starts it (INPUT_* environment, GITHUB_OUTPUT, step summary).
  */
+import fs from 'node:fs'
 import path from 'node:path'
 import { startModelServer, type ModelServer, type Script } from '../../test-support/model-server.js'
-import { EXAMPLE_POLICY, makeWorkspace, runAction, waitGone, type ActionResult, type Workspace } from '../../test-support/action.js'
+import {
+  EXAMPLE_POLICY,
+  makeWorkspace,
+  runAction,
+  waitGone,
+  type ActionResult,
+  type Workspace
+} from '../../test-support/action.js'
 
 const MODEL = 'claude-sonnet-4.5' // a model name for which the CLI offers create/edit tools
 
@@ -17,10 +25,15 @@ afterEach(async () => {
   workspace.cleanup()
 })
 
-async function runWith(script: Script, inputs: Record<string, string> = {}): Promise<ActionResult> {
+async function runWith(
+  script: Script,
+  inputs: Record<string, string> = {},
+  entry: 'src' | 'dist' = 'src'
+): Promise<ActionResult> {
   model = await startModelServer(script)
   const result = await runAction({
     workspace,
+    entry,
     inputs: {
       prompt: 'Do the task.',
       model: MODEL,
@@ -37,18 +50,31 @@ async function runWith(script: Script, inputs: Record<string, string> = {}): Pro
   return result
 }
 
-const complete = (summary: string) => ({ toolCalls: [{ name: 'task_complete', arguments: { summary } }] })
-const bash = (command: string) => ({ toolCalls: [{ name: 'bash', arguments: { command, description: 'run' } }] })
+const complete = (summary: string) => ({
+  toolCalls: [{ name: 'task_complete', arguments: { summary } }]
+})
+const bash = (command: string) => ({
+  toolCalls: [{ name: 'bash', arguments: { command, description: 'run' } }]
+})
 
 describe('a policy-gated autopilot run of the real CLI', () => {
   beforeEach(() => {
-    workspace = makeWorkspace({ '.github/copilot-policy.yml': EXAMPLE_POLICY, 'README.md': '# demo\n', 'src/index.ts': 'export {}\n' })
+    workspace = makeWorkspace({
+      '.github/copilot-policy.yml': EXAMPLE_POLICY,
+      'README.md': '# demo\n',
+      'src/index.ts': 'export {}\n'
+    })
   })
 
   it('completes a task with allowed tool calls and really changes files', async () => {
     const target = () => path.join(workspace.dir, 'src', 'hello.ts')
     const result = await runWith([
-      { content: 'Creating the file.', toolCalls: [{ name: 'create', arguments: { path: target(), file_text: 'export const hello = 1\n' } }] },
+      {
+        content: 'Creating the file.',
+        toolCalls: [
+          { name: 'create', arguments: { path: target(), file_text: 'export const hello = 1\n' } }
+        ]
+      },
       bash('echo built'),
       complete('Added src/hello.ts')
     ])
@@ -73,8 +99,13 @@ describe('a policy-gated autopilot run of the real CLI', () => {
       ['task_complete', true]
     ])
     expect(result.summary).toContain('Added src/hello.ts')
-    // The provider key is a secret: never in the report, outputs or logs.
-    expect(JSON.stringify(report) + result.stdout + result.summary).not.toContain('sk-test-secret-value')
+    // The provider key is a secret: registered with the runner's masking, and otherwise never in
+    // the report, outputs or logs.
+    expect(result.stdout).toContain('::add-mask::sk-test-secret-value')
+    const log = result.stdout.replaceAll('::add-mask::sk-test-secret-value', '')
+    const everything =
+      JSON.stringify(report) + JSON.stringify(result.outputs) + log + result.summary
+    expect(everything).not.toContain('sk-test-secret-value')
   })
 
   it('denies git push and tells the agent which rule denied it', async () => {
@@ -82,7 +113,12 @@ describe('a policy-gated autopilot run of the real CLI', () => {
     expect(result.outputs.status).toBe('completed')
     expect(result.outputs['permissions-denied']).toBe('1')
     const denied = result.report!.permissions[0]!
-    expect(denied).toMatchObject({ kind: 'shell', decision: 'deny', rule: 'no-push', subject: 'git push origin main' })
+    expect(denied).toMatchObject({
+      kind: 'shell',
+      decision: 'deny',
+      rule: 'no-push',
+      subject: 'git push origin main'
+    })
     expect(denied.request.fullCommandText).toBe('git push origin main')
     const feedback = model!.toolResults().join('\n')
     expect(feedback).toContain('no-push')
@@ -90,7 +126,10 @@ describe('a policy-gated autopilot run of the real CLI', () => {
   })
 
   it('denies a compound command when one segment is denied, and runs none of it', async () => {
-    const result = await runWith([bash('echo hi > src/note.txt && git push origin main'), complete('done')])
+    const result = await runWith([
+      bash('echo hi > src/note.txt && git push origin main'),
+      complete('done')
+    ])
     const decision = result.report!.permissions[0]!
     expect(decision.decision).toBe('deny')
     expect(decision.rule).toBe('no-push')
@@ -109,7 +148,9 @@ describe('a policy-gated autopilot run of the real CLI', () => {
   })
 
   it('reports incomplete when the agent never calls task_complete', async () => {
-    const result = await runWith(() => ({ content: 'I am thinking about it.' }), { 'max-autopilot-continues': '1' })
+    const result = await runWith(() => ({ content: 'I am thinking about it.' }), {
+      'max-autopilot-continues': '1'
+    })
     expect(result.exitCode).not.toBe(0)
     expect(result.outputs.status).toBe('incomplete')
     expect(result.report!.error?.message).toMatch(/task_complete/)
@@ -121,5 +162,55 @@ describe('a policy-gated autopilot run of the real CLI', () => {
     expect(result.outputs.status).toBe('timed-out')
     expect(result.report!.status).toBe('timed-out')
     expect(result.exitCode).not.toBe(0)
+  })
+
+  it('the committed bundle (node dist/index.js) honours the runner contract', async () => {
+    const result = await runWith([bash('git push origin main'), complete('Bundle ran')], {}, 'dist')
+    expect(result.exitCode).toBe(0)
+    expect(result.outputs).toMatchObject({
+      status: 'completed',
+      summary: 'Bundle ran',
+      'permissions-denied': '1'
+    })
+    expect(result.report!.permissions[0]).toMatchObject({ decision: 'deny', rule: 'no-push' })
+    expect(result.summary).toContain('Bundle ran')
+    expect(result.summary).toContain('no-push')
+  })
+
+  it('stops before starting the CLI when the policy is invalid, naming file, line and column', async () => {
+    workspace.write(
+      '.github/copilot-policy.yml',
+      'version: 1\nrules:\n  - id: a\n    decison: allow\n    shell: ["ls"]\n'
+    )
+    model = await startModelServer([complete('never')])
+    const result = await runAction({
+      workspace,
+      inputs: {
+        prompt: 'x',
+        model: MODEL,
+        'provider-type': 'openai',
+        'provider-base-url': model.url
+      }
+    })
+    expect(result.exitCode).not.toBe(0)
+    expect(result.outputs.status).toBe('failed')
+    expect(result.cliPids).toEqual([]) // the CLI never started
+    expect(model.requests).toHaveLength(0)
+    expect(result.report!.error?.message).toMatch(/copilot-policy\.yml:4:5/)
+    expect(result.summary).toMatch(/copilot-policy\.yml:4:5/)
+  })
+
+  it('applies the built-in read-only policy when there is no policy file, and says so', async () => {
+    fs.rmSync(path.join(workspace.dir, '.github'), { recursive: true })
+    const result = await runWith([
+      bash('cat README.md'),
+      bash('echo x > out.txt'),
+      complete('Looked around')
+    ])
+    expect(result.report!.policy).toMatchObject({ builtIn: true })
+    expect(result.report!.permissions.map((p) => p.decision)).toEqual(['allow', 'deny'])
+    expect(workspace.read('out.txt')).toBeUndefined()
+    expect(result.stdout).toMatch(/built-in read-only policy/)
+    expect(result.summary).toMatch(/read-only/)
   })
 })

@@ -44,7 +44,8 @@ export class Connection {
       if (method === 'session.event') {
         const parsed = SessionEventNotification.safeParse(params)
         if (!parsed.success) return // an event we cannot read at all is ignored, never fatal
-        for (const listener of this.eventListeners) listener(parsed.data.sessionId, parsed.data.event)
+        for (const listener of this.eventListeners)
+          listener(parsed.data.sessionId, parsed.data.event)
         return
       }
       for (const listener of this.notificationListeners) listener(method, params)
@@ -93,15 +94,27 @@ export class Connection {
       const raw: unknown = await Promise.race([
         this.connection.sendRequest<unknown>(method, params, token.token),
         this.cli.exited.then((exit) => {
-          throw new ProtocolError(method, `the Copilot CLI exited (code ${exit.code ?? 'none'}, signal ${exit.signal ?? 'none'}) before answering`)
+          throw new ProtocolError(
+            method,
+            `the Copilot CLI exited (code ${exit.code ?? 'none'}, signal ${exit.signal ?? 'none'}) before answering`
+          )
         }),
         new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new ProtocolError(method, `no answer within ${Math.round(timeoutMs / 1000)} s`)), timeoutMs)
+          timer = setTimeout(
+            () =>
+              reject(
+                new ProtocolError(method, `no answer within ${Math.round(timeoutMs / 1000)} s`)
+              ),
+            timeoutMs
+          )
         })
       ])
       const parsed = schema.safeParse(raw ?? {})
       if (!parsed.success) {
-        throw new ProtocolError(method, `unexpected result shape: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`)
+        throw new ProtocolError(
+          method,
+          `unexpected result shape: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`
+        )
       }
       return parsed.data
     } catch (error) {

@@ -29,7 +29,12 @@ function platformPackage(): string {
 
 /** The executable inside an npm prefix that holds @github/copilot. */
 export function executableIn(prefix: string): string | undefined {
-  const binary = path.join(prefix, 'node_modules', ...platformPackage().split('/'), process.platform === 'win32' ? 'copilot.exe' : 'copilot')
+  const binary = path.join(
+    prefix,
+    'node_modules',
+    ...platformPackage().split('/'),
+    process.platform === 'win32' ? 'copilot.exe' : 'copilot'
+  )
   if (fs.existsSync(binary)) return binary
   const loader = path.join(prefix, 'node_modules', '.bin', 'copilot')
   return fs.existsSync(loader) ? loader : undefined
@@ -43,7 +48,8 @@ export async function versionOf(executable: string): Promise<string> {
     return match[1]
   } catch (error) {
     throw new UserError(
-      `The Copilot CLI at '${executable}' did not run ('--version' failed: ${messageOf(error)}). Fix 'cli-path' or remove it to let the action install 'cli-version'.`
+      `The Copilot CLI at '${executable}' did not run ('--version' failed: ${messageOf(error)}). Fix 'cli-path' or remove it to let the action install 'cli-version'.`,
+      { cause: error }
     )
   }
 }
@@ -52,6 +58,8 @@ export interface LocateOptions {
   cliPath?: string
   cliVersion: string
   log: (line: string) => void
+  /** Cancels a running install. */
+  signal?: AbortSignal
 }
 
 export async function locateCli(options: LocateOptions): Promise<CliExecutable> {
@@ -71,21 +79,38 @@ export async function locateCli(options: LocateOptions): Promise<CliExecutable> 
   try {
     await run(
       'npm',
-      ['install', '--prefix', prefix, '--no-save', '--no-audit', '--no-fund', '--loglevel=error', `@github/copilot@${options.cliVersion}`],
-      { timeout: 10 * 60_000 }
+      [
+        'install',
+        '--prefix',
+        prefix,
+        '--no-save',
+        '--no-audit',
+        '--no-fund',
+        '--loglevel=error',
+        `@github/copilot@${options.cliVersion}`
+      ],
+      { timeout: 10 * 60_000, signal: options.signal, killSignal: 'SIGKILL' }
     )
   } catch (error) {
-    throw new Error(`Installing @github/copilot@${options.cliVersion} with npm failed: ${messageOf(error)}`)
+    fs.rmSync(prefix, { recursive: true, force: true })
+    throw new Error(
+      `Installing @github/copilot@${options.cliVersion} with npm failed: ${messageOf(error)}`,
+      { cause: error }
+    )
   }
   const dir = await tc.cacheDir(prefix, TOOL_NAME, options.cliVersion)
   fs.rmSync(prefix, { recursive: true, force: true })
   const executable = executableIn(dir)
   if (!executable) {
-    throw new Error(`@github/copilot@${options.cliVersion} installed, but no executable for ${process.platform}-${process.arch} was found in it`)
+    throw new Error(
+      `@github/copilot@${options.cliVersion} installed, but no executable for ${process.platform}-${process.arch} was found in it`
+    )
   }
   const version = await versionOf(executable)
   if (version !== options.cliVersion) {
-    throw new Error(`Installed @github/copilot@${options.cliVersion}, but it reports version ${version}`)
+    throw new Error(
+      `Installed @github/copilot@${options.cliVersion}, but it reports version ${version}`
+    )
   }
   return { path: executable, version }
 }

@@ -107,7 +107,7 @@ export class ReportBuilder {
   private readonly secrets: string[]
   private readonly clock: () => number
   private readonly startedAt: string
-  private readonly policy: { source: string; builtIn: boolean }
+  private policy: { source: string; builtIn: boolean }
   private readonly workingDirectory: string | undefined
 
   private sessionId: string | null = null
@@ -335,6 +335,11 @@ export class ReportBuilder {
 
   // -------------------------------------------------------------------------------------------
   // What the driver tells us
+
+  /** The policy in force, once it is loaded (the builder exists before, so early failures report too). */
+  setPolicy(policy: { source: string; builtIn: boolean }): void {
+    this.policy = { source: this.clean(policy.source), builtIn: policy.builtIn }
+  }
 
   /** Record the policy's decision: the authoritative permission record. */
   onDecision(requestId: string, request: PermissionRequest, decision: Decision): void {

@@ -13,15 +13,25 @@ const AuthStatus = z.looseObject({
 })
 
 export const AUTH_FIX =
-  "Give the action a credential Copilot accepts: grant the workflow 'permissions: copilot-requests: write' (and have an organization owner enable the policy \"Allow use of Copilot CLI billed to the organization\"), or set 'copilot-token' to a fine-grained personal access token with the \"Copilot Requests\" permission (or a GitHub App installation token with copilot_requests: write)."
+  'Give the action a credential Copilot accepts: grant the workflow \'permissions: copilot-requests: write\' (and have an organization owner enable the policy "Allow use of Copilot CLI billed to the organization"), or set \'copilot-token\' to a fine-grained personal access token with the "Copilot Requests" permission (or a GitHub App installation token with copilot_requests: write).'
 
 /** Returns the signed-in login; throws a UserError naming the fix when not signed in. */
-export async function checkAuth(connection: Connection, sessionId: string): Promise<string | undefined> {
+export async function checkAuth(
+  connection: Connection,
+  sessionId: string
+): Promise<string | undefined> {
   let status: z.infer<typeof AuthStatus>
   try {
-    status = await connection.request('session.gitHubAuth.getStatus', { sessionId }, AuthStatus, 60_000)
+    status = await connection.request(
+      'session.gitHubAuth.getStatus',
+      { sessionId },
+      AuthStatus,
+      60_000
+    )
   } catch (error) {
-    throw new UserError(`The Copilot CLI could not check its credential (${messageOf(error)}). ${AUTH_FIX}`)
+    throw new UserError(
+      `The Copilot CLI could not check its credential (${messageOf(error)}). ${AUTH_FIX}`
+    )
   }
   if (!status.isAuthenticated) {
     throw new UserError(

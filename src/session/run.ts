@@ -138,14 +138,21 @@ export class Run {
       }
 
       const mode = this.options.planFirst ? 'plan' : 'autopilot'
-      await connection.request('session.mode.set', { sessionId: created.sessionId, mode }, z.unknown())
+      await connection.request(
+        'session.mode.set',
+        { sessionId: created.sessionId, mode },
+        z.unknown()
+      )
       if (this.options.signal.aborted) return this.outcome('cancelled')
 
       for (const command of this.options.setupCommands) {
         const record = await this.runCommand('setup', command)
         if (this.options.signal.aborted) {
           await this.collect()
-          return this.outcome('cancelled', { message: 'The workflow run was cancelled during the setup commands.', type: 'cancelled' })
+          return this.outcome('cancelled', {
+            message: 'The workflow run was cancelled during the setup commands.',
+            type: 'cancelled'
+          })
         }
         if (record.exitCode !== 0) {
           await this.collect()
@@ -158,7 +165,11 @@ export class Run {
 
       this.busy = true
       this.lastEventAt = Date.now()
-      await connection.request('session.send', { sessionId: created.sessionId, prompt: this.options.prompt }, SendResult)
+      await connection.request(
+        'session.send',
+        { sessionId: created.sessionId, prompt: this.options.prompt },
+        SendResult
+      )
       log.info('Prompt sent; the agent is working in autopilot')
 
       const ending = await this.waitForEnd()
@@ -179,7 +190,10 @@ export class Run {
       case 'permission.requested': {
         const data = dataOf(event, 'permission.requested')
         if (data) this.answerPermission(data.requestId, data.permissionRequest)
-        else this.options.log.warning('A permission request could not be read; it stays unanswered and the run will time out.')
+        else
+          this.options.log.warning(
+            'A permission request could not be read; it stays unanswered and the run will time out.'
+          )
         break
       }
       case 'session.task_complete': {
@@ -197,7 +211,9 @@ export class Run {
           message: data?.message ?? 'the session reported an error',
           ...(data?.errorType ? { type: data.errorType } : {})
         }
-        this.options.log.warning(`Session error (${data?.errorType ?? 'unknown'}): ${data?.message ?? ''}`)
+        this.options.log.warning(
+          `Session error (${data?.errorType ?? 'unknown'}): ${data?.message ?? ''}`
+        )
         break
       }
       case 'exit_plan_mode.requested': {
@@ -233,17 +249,35 @@ export class Run {
       decision = this.options.policy.decide(request)
     } catch (error) {
       // The policy engine failing is a bug; it must still never allow.
-      decision = { decision: 'deny', rule: 'policy-error', reason: messageOf(error), kind: request.kind, subject: request.kind }
+      decision = {
+        decision: 'deny',
+        rule: 'policy-error',
+        reason: messageOf(error),
+        kind: request.kind,
+        subject: request.kind
+      }
     }
     this.options.observer.onDecision(requestId, request, decision)
     const verdict = decision.decision === 'allow' ? 'allowed' : 'DENIED'
-    this.options.log.info(`Permission ${verdict} by rule "${decision.rule}": ${decision.kind} ${decision.subject}`)
+    this.options.log.info(
+      `Permission ${verdict} by rule "${decision.rule}": ${decision.kind} ${decision.subject}`
+    )
     const result: PermissionAnswer =
-      decision.decision === 'allow' ? { kind: 'approve-once' } : { kind: 'reject', feedback: feedbackFor(decision) }
+      decision.decision === 'allow'
+        ? { kind: 'approve-once' }
+        : { kind: 'reject', feedback: feedbackFor(decision) }
     this.track(
       this.options.connection
-        .request('session.permissions.handlePendingPermissionRequest', { sessionId: this.sessionId, requestId, result }, z.unknown())
-        .catch((error: unknown) => this.options.log.warning(`Answering permission request ${requestId} failed: ${messageOf(error)}`))
+        .request(
+          'session.permissions.handlePendingPermissionRequest',
+          { sessionId: this.sessionId, requestId, result },
+          z.unknown()
+        )
+        .catch((error: unknown) =>
+          this.options.log.warning(
+            `Answering permission request ${requestId} failed: ${messageOf(error)}`
+          )
+        )
     )
   }
 
@@ -267,7 +301,12 @@ export class Run {
 
   private async readTodos(): Promise<void> {
     try {
-      const todos = await this.options.connection.request('session.plan.readSqlTodos', { sessionId: this.sessionId }, ReadTodosResult, 10_000)
+      const todos = await this.options.connection.request(
+        'session.plan.readSqlTodos',
+        { sessionId: this.sessionId },
+        ReadTodosResult,
+        10_000
+      )
       this.options.observer.setTodos(todos.rows)
     } catch (error) {
       this.options.log.debug(`Reading the todo list failed: ${messageOf(error)}`)
@@ -279,19 +318,31 @@ export class Run {
   private exitPlanAnswered = false
 
   /** Approve the agent's plan and continue in autopilot; edits still go through the policy. */
-  private approvePlanExit(channel: 'request' | 'event'): { approved: boolean; selectedAction?: string; autoApproveEdits: boolean } {
+  private approvePlanExit(channel: 'request' | 'event'): {
+    approved: boolean
+    selectedAction?: string
+    autoApproveEdits: boolean
+  } {
     clearTimeout(this.exitPlanTimer)
     const response = this.options.planFirst
       ? { approved: true, selectedAction: 'autopilot', autoApproveEdits: false }
       : { approved: false, autoApproveEdits: false }
     if (this.exitPlanAnswered) return response
     this.exitPlanAnswered = true
-    this.options.log.info(`Plan ${response.approved ? 'approved' : 'not requested'}: continuing in autopilot`)
+    this.options.log.info(
+      `Plan ${response.approved ? 'approved' : 'not requested'}: continuing in autopilot`
+    )
     if (channel === 'event' && this.exitPlanRequestId) {
       this.track(
         this.options.connection
-          .request('session.ui.handlePendingExitPlanMode', { sessionId: this.sessionId, requestId: this.exitPlanRequestId, response }, z.unknown())
-          .catch((error: unknown) => this.options.log.warning(`Approving the plan failed: ${messageOf(error)}`))
+          .request(
+            'session.ui.handlePendingExitPlanMode',
+            { sessionId: this.sessionId, requestId: this.exitPlanRequestId, response },
+            z.unknown()
+          )
+          .catch((error: unknown) =>
+            this.options.log.warning(`Approving the plan failed: ${messageOf(error)}`)
+          )
       )
     }
     return response
@@ -322,10 +373,13 @@ export class Run {
       this.idleSignal = () => done({ kind: 'idle' })
       if (!this.busy) return done({ kind: 'idle' })
       timers.push(setTimeout(() => done({ kind: 'timeout' }), timeoutMs))
-      const watchdog = setInterval(() => {
-        const quietMs = Date.now() - this.lastEventAt
-        if (this.busy && quietMs >= idleTimeoutMs) done({ kind: 'hang', quietMs })
-      }, Math.min(5_000, Math.max(100, idleTimeoutMs / 4)))
+      const watchdog = setInterval(
+        () => {
+          const quietMs = Date.now() - this.lastEventAt
+          if (this.busy && quietMs >= idleTimeoutMs) done({ kind: 'hang', quietMs })
+        },
+        Math.min(5_000, Math.max(100, idleTimeoutMs / 4))
+      )
       void this.options.cliExited.then((message) => done({ kind: 'cli-exit', message }))
     })
   }
@@ -339,14 +393,24 @@ export class Run {
         log.warning('The run was cancelled; aborting the session')
         await this.abort()
         await this.collect()
-        return this.outcome('cancelled', { message: 'The workflow run was cancelled.', type: 'cancelled' })
+        return this.outcome('cancelled', {
+          message: 'The workflow run was cancelled.',
+          type: 'cancelled'
+        })
       case 'timeout':
-        log.warning(`The run reached timeout-minutes (${Math.round(this.options.timeoutMs / 60_000)} min); aborting the session`)
+        log.warning(
+          `The run reached timeout-minutes (${Math.round(this.options.timeoutMs / 60_000)} min); aborting the session`
+        )
         await this.abort()
         await this.collect()
-        return this.outcome('timed-out', { message: `The agent did not finish within ${formatMinutes(this.options.timeoutMs)} (timeout-minutes).`, type: 'timeout' })
+        return this.outcome('timed-out', {
+          message: `The agent did not finish within ${formatMinutes(this.options.timeoutMs)} (timeout-minutes).`,
+          type: 'timeout'
+        })
       case 'hang':
-        log.warning(`No event from the agent for ${formatMinutes(ending.quietMs)}; treating it as a hang`)
+        log.warning(
+          `No event from the agent for ${formatMinutes(ending.quietMs)}; treating it as a hang`
+        )
         await this.abort()
         await this.collect()
         return this.outcome('timed-out', {
@@ -371,7 +435,12 @@ export class Run {
   private async abort(): Promise<void> {
     if (!this.sessionId || this.options.connection.isClosed) return
     try {
-      await this.options.connection.request('session.abort', { sessionId: this.sessionId }, z.unknown(), 5_000)
+      await this.options.connection.request(
+        'session.abort',
+        { sessionId: this.sessionId },
+        z.unknown(),
+        5_000
+      )
     } catch (error) {
       this.options.log.debug(`session.abort failed: ${messageOf(error)}`)
     }
@@ -390,14 +459,28 @@ export class Run {
       }
     }
     await attempt('Reading the plan', async () => {
-      const plan = await connection.request('session.plan.read', { sessionId }, PlanReadResult, FINALIZE_TIMEOUT_MS)
+      const plan = await connection.request(
+        'session.plan.read',
+        { sessionId },
+        PlanReadResult,
+        FINALIZE_TIMEOUT_MS
+      )
       observer.setPlan(plan.exists ? (plan.content ?? null) : null)
     })
     await attempt('Reading the todo list', () => this.readTodos())
     await attempt('Reading the usage metrics', async () => {
-      observer.setMetrics(await connection.request('session.usage.getMetrics', { sessionId }, UsageMetrics, FINALIZE_TIMEOUT_MS))
+      observer.setMetrics(
+        await connection.request(
+          'session.usage.getMetrics',
+          { sessionId },
+          UsageMetrics,
+          FINALIZE_TIMEOUT_MS
+        )
+      )
     })
-    await attempt('Shutting the session down', () => connection.request('session.shutdown', { sessionId }, z.unknown(), FINALIZE_TIMEOUT_MS))
+    await attempt('Shutting the session down', () =>
+      connection.request('session.shutdown', { sessionId }, z.unknown(), FINALIZE_TIMEOUT_MS)
+    )
   }
 
   private verifyPassed: boolean | undefined
