@@ -1,0 +1,221 @@
+/**
+ * End to end for the sticky comment: the real CLI (offline, scripted model), the real Octokit
+ * client, and a fake GitHub REST API on 127.0.0.1. The comment must tell exactly what the session
+ * reported.
+ */
+import fs from 'node:fs'
+import path from 'node:path'
+import { startFakeGitHub, type FakeGitHub } from '../../test-support/github-api.js'
+import { startModelServer, type ModelServer, type Script } from '../../test-support/model-server.js'
+import {
+  EXAMPLE_POLICY,
+  makeWorkspace,
+  runAction,
+  waitGone,
+  type ActionResult,
+  type Workspace
+} from '../../test-support/action.js'
+
+const MODEL = 'claude-sonnet-4.5'
+let workspace: Workspace
+let model: ModelServer | undefined
+let github: FakeGitHub
+
+beforeEach(async () => {
+  workspace = makeWorkspace({
+    '.github/copilot-policy.yml': EXAMPLE_POLICY,
+    'src/index.ts': 'export {}\n'
+  })
+  github = await startFakeGitHub()
+})
+afterEach(async () => {
+  await model?.close()
+  model = undefined
+  await github.close()
+  workspace.cleanup()
+})
+
+async function runOnPullRequest(
+  script: Script,
+  inputs: Record<string, string> = {}
+): Promise<ActionResult> {
+  await model?.close()
+  model = await startModelServer(script)
+  const eventPath = path.join(workspace.runnerTemp, 'event.json')
+  fs.writeFileSync(
+    eventPath,
+    JSON.stringify({ action: 'opened', number: 7, pull_request: { number: 7 } })
+  )
+  const result = await runAction({
+    workspace,
+    inputs: {
+      prompt: 'Fix it, @octocat please review #12',
+      model: MODEL,
+      'provider-type': 'openai',
+      'provider-base-url': model.url,
+      'github-token': 'user-token',
+      ...inputs
+    },
+    env: {
+      GITHUB_EVENT_NAME: 'pull_request',
+      GITHUB_EVENT_PATH: eventPath,
+      GITHUB_API_URL: github.url
+    }
+  })
+  expect(await waitGone(result.cliPids)).toEqual([])
+  return result
+}
+
+const sql = (query: string) => ({
+  toolCalls: [{ name: 'sql', arguments: { description: 'todos', query } }]
+})
+
+describe('the sticky PR comment', () => {
+  it('is created when the run starts, then updated with numbers equal to what the session reported', async () => {
+    const file = () => path.join(workspace.dir, 'src', 'fix.ts')
+    const result = await runOnPullRequest([
+      sql(
+        "INSERT INTO todos (id, title, description, status) VALUES ('write-fix', 'Write the fix', 'd', 'done'), ('add-test', 'Add a test', 'd', 'pending')"
+      ),
+      {
+        toolCalls: [
+          {
+            name: 'create',
+            arguments: { path: file(), file_text: 'export const a = 1\nexport const b = 2\n' }
+          }
+        ]
+      },
+      {
+        toolCalls: [
+          { name: 'bash', arguments: { command: 'git push origin main', description: 'push' } }
+        ]
+      },
+      {
+        toolCalls: [
+          { name: 'task_complete', arguments: { summary: 'Fixed it, thanks @octocat (see #12)' } }
+        ]
+      }
+    ])
+    expect(result.outputs.status).toBe('completed')
+    const comments = github.comments('octo', 'repo', 7)
+    expect(comments).toHaveLength(1)
+    const [comment] = comments
+    expect(comment!.user.login).toBe('octocat')
+    expect(result.outputs['comment-url']).toBe(comment!.html_url)
+    // The working comment came first, then the final one replaced it.
+    const writes = github.requests.filter((r) => r.method !== 'GET').map((r) => r.method)
+    expect(writes).toEqual(['POST', 'PATCH'])
+    const first = github.requests.find((r) => r.method === 'POST')!.body as { body: string }
+    expect(first.body).toMatch(/working/i)
+
+    const body = comment!.body
+    const report = result.report!
+    const usage = report.metrics.models[MODEL]!
+    expect(usage.inputTokens).toBeGreaterThan(0)
+    // Tokens per model, requests, lines: the numbers the session reported at shutdown.
+    const row = body
+      .split('\n')
+      .find((line) => line.includes(`\`${MODEL}\``) && line.startsWith('|'))!
+    expect(row.split('|').map((cell) => cell.trim())).toEqual([
+      '',
+      `\`${MODEL}\``,
+      String(usage.requests),
+      usage.inputTokens.toLocaleString('en-US'),
+      usage.outputTokens.toLocaleString('en-US'),
+      String(usage.cacheReadTokens),
+      String(usage.cacheWriteTokens),
+      ''
+    ])
+    expect(body).toContain(`**Premium requests** ${report.metrics.premiumRequests}`)
+    expect(body).toContain(
+      `**Lines** +${report.metrics.linesAdded} −${report.metrics.linesRemoved}`
+    )
+    expect(report.metrics.linesAdded).toBe(2)
+    expect(body).toContain('`src/fix.ts`')
+    // The todos, as a checklist with status.
+    expect(report.plan.todos.map((t) => [t.id, t.status])).toEqual([
+      ['write-fix', 'done'],
+      ['add-test', 'pending']
+    ])
+    expect(body).toMatch(/- \[x\] .*Write the fix/)
+    expect(body).toMatch(/- \[ \] .*Add a test/)
+    // The denial and its rule.
+    expect(body).toContain('no-push')
+    // Untrusted text pings nobody and links nothing.
+    expect(body).not.toMatch(/(^|[^\w`])@octocat\b/)
+    expect(body).not.toMatch(/(^|\s)#12\b/)
+  })
+
+  it('a second run updates the same comment instead of adding one', async () => {
+    await runOnPullRequest([
+      { toolCalls: [{ name: 'task_complete', arguments: { summary: 'first run' } }] }
+    ])
+    const second = await runOnPullRequest([
+      { toolCalls: [{ name: 'task_complete', arguments: { summary: 'second run' } }] }
+    ])
+    const comments = github.comments('octo', 'repo', 7)
+    expect(comments).toHaveLength(1)
+    expect(comments[0]!.body).toContain('second run')
+    expect(second.outputs['comment-url']).toBe(comments[0]!.html_url)
+  })
+
+  it('falls back to the job summary when the token cannot comment, naming the permission', async () => {
+    const result = await runOnPullRequest(
+      [{ toolCalls: [{ name: 'task_complete', arguments: { summary: 'done' } }] }],
+      {
+        'github-token': 'read-only-token'
+      }
+    )
+    expect(result.outputs.status).toBe('completed')
+    expect(result.exitCode).toBe(0)
+    expect(github.comments('octo', 'repo', 7)).toHaveLength(0)
+    expect(result.stdout).toMatch(/::warning::.*pull-requests: write/)
+    expect(result.summary).toMatch(/could not be written/)
+    expect(result.summary).toContain('done')
+  })
+
+  it('plan first: the agent writes plan.md, the action approves it, autopilot finishes, the comment shows the plan', async () => {
+    let planPath = ''
+    const result = await runOnPullRequest(
+      (request, index) => {
+        if (index === 0) {
+          planPath =
+            /Save the plan to: (\S+plan\.md)/.exec(JSON.stringify(request.messages))?.[1] ?? ''
+          return {
+            toolCalls: [
+              {
+                name: 'create',
+                arguments: { path: planPath, file_text: '# Plan\n1. Write src/planned.ts\n' }
+              }
+            ]
+          }
+        }
+        if (index === 1)
+          return {
+            toolCalls: [{ name: 'exit_plan_mode', arguments: { summary: 'Write one file' } }]
+          }
+        if (index === 2) {
+          return {
+            toolCalls: [
+              {
+                name: 'create',
+                arguments: { path: path.join(workspace.dir, 'src', 'planned.ts'), file_text: 'x\n' }
+              }
+            ]
+          }
+        }
+        return {
+          toolCalls: [{ name: 'task_complete', arguments: { summary: 'Implemented the plan' } }]
+        }
+      },
+      { 'plan-first': 'true' }
+    )
+    expect(planPath).toMatch(/plan\.md$/)
+    expect(result.outputs.status).toBe('completed')
+    expect(workspace.read('src/planned.ts')).toBe('x\n')
+    // The edit after the plan still went through the policy.
+    expect(result.report!.permissions.map((p) => [p.kind, p.rule])).toEqual([['write', 'sources']])
+    expect(result.report!.plan.content).toContain('Write src/planned.ts')
+    expect(github.comments('octo', 'repo', 7)[0]!.body).toContain('Write src/planned.ts')
+  })
+})
