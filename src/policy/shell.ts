@@ -121,20 +121,36 @@ class Analyzer {
       this.problem('too-complex', text, `commands nested more than ${MAX_DEPTH} levels deep`)
       return
     }
-    const tree = this.parser.parse(text)
-    if (tree === null) {
-      this.problem('unparsable', text, 'the command could not be parsed')
-      return
-    }
-    try {
-      const root = tree.rootNode
-      if (root.hasError) {
-        this.problem('unparsable', text, 'the command is not valid shell syntax')
+    let source = text
+    for (let repairs = 0; ; repairs++) {
+      const tree = this.parser.parse(source)
+      if (tree === null) {
+        this.problem('unparsable', text, 'the command could not be parsed')
         return
       }
-      this.walk(root, { source: text, depth, via })
-    } finally {
-      tree.delete()
+      try {
+        const root = tree.rootNode
+        if (root.hasError) {
+          this.problem('unparsable', text, 'the command is not valid shell syntax')
+          return
+        }
+        const splits = lineSplits(root, source)
+        if (splits === 'bad' || (splits.length > 0 && repairs >= MAX_REPAIRS)) {
+          this.problem('unparsable', text, 'the command is read differently by bash')
+          return
+        }
+        if (splits.length > 0) {
+          // tree-sitter read one command across a line break; bash ends it there: say so with `;`
+          for (const at of splits.sort((a, b) => b - a)) {
+            source = `${source.slice(0, at)};${source.slice(at)}`
+          }
+          continue
+        }
+        this.walk(root, { source, depth, via })
+        return
+      } finally {
+        tree.delete()
+      }
     }
   }
 
@@ -181,8 +197,74 @@ class Analyzer {
         if (body !== null) this.walk(body, ctx)
         return
       }
+      case 'command_substitution': {
+        // Inside backquotes bash removes the backslash of \$ \` \\ (and \" within "..."),
+        // then parses the text: `echo \`id\`` runs id. tree-sitter does not; parse it here.
+        const inDoubleQuotes = node.parent?.type === 'string'
+        const inner = node.text.slice(1, -1)
+        if (node.text.startsWith('`') && (inDoubleQuotes ? /\\[$`\\"]/ : /\\[$`\\]/).test(inner)) {
+          this.script(unescapeBackticks(inner, inDoubleQuotes), ctx.depth + 1, ctx.via)
+        } else {
+          this.walkChildren(node, ctx)
+        }
+        return
+      }
+      case 'heredoc_redirect': {
+        // a quoted delimiter (<<'EOF', <<"EOF", <<\EOF) makes the body literal
+        const start = node.children.find((c) => c.type === 'heredoc_start')
+        const quoted = start !== undefined && /['"\\]/.test(start.text)
+        for (const child of node.children) {
+          if (child.type === 'heredoc_body' && quoted) continue
+          this.walk(child, ctx)
+        }
+        return
+      }
       default:
-        this.walkChildren(node, ctx)
+        if (node.childCount === 0 && node.type === 'word' && hasUnquotedMetacharacter(node.text)) {
+          // bash ends a word at these; tree-sitter put them inside one (`npm test\n\\git push`)
+          this.problem('unparsable', node.text, 'the command is read differently by bash')
+        } else if (node.childCount === 0 && UNPARSED_TEXT.has(node.type)) {
+          this.unparsedText(node, ctx)
+        } else {
+          this.walkChildren(node, ctx)
+        }
+    }
+  }
+
+  /**
+   * Text tree-sitter left unparsed where bash still expands command substitutions: backticks in
+   * heredoc bodies and in `${x:-...}` words. Backticks are parsed here; `$(` and `<(` are denied.
+   */
+  private unparsedText(node: Node, ctx: Context): void {
+    const text = node.text
+    if (!/[`$<>]/.test(text)) return
+    let i = 0
+    while (i < text.length) {
+      const c = text[i] as string
+      if (c === '\\') {
+        i += 2
+        continue
+      }
+      if (c === '`') {
+        let j = i + 1
+        while (j < text.length && text[j] !== '`') j += text[j] === '\\' ? 2 : 1
+        if (j >= text.length) {
+          this.problem('unparsable', text, 'an unterminated backquote')
+          return
+        }
+        this.script(unescapeBackticks(text.slice(i + 1, j)), ctx.depth + 1, ctx.via)
+        i = j + 1
+        continue
+      }
+      if ((c === '$' || c === '<' || c === '>') && text[i + 1] === '(') {
+        this.problem(
+          'unparsable',
+          text,
+          `"${text}" contains a substitution the policy's parser does not follow`
+        )
+        return
+      }
+      i++
     }
   }
 
@@ -286,7 +368,12 @@ class Analyzer {
   }
 
   /** A simple command after assignments: record it, then follow what it runs and writes. */
-  private effective(words: ShellWord[], assignments: string[], ctx: Context): void {
+  private effective(allWords: ShellWord[], leading: string[], ctx: Context): void {
+    // `sudo FOO=1 cmd`: leading NAME=value words of a wrapped command are assignments too
+    let skip = 0
+    while (skip < allWords.length - 1 && isAssignmentWord(allWords[skip] as ShellWord)) skip++
+    const words = allWords.slice(skip)
+    const assignments = [...leading, ...allWords.slice(0, skip).map((w) => w.text)]
     const command = makeCommand(words, assignments, ctx.via)
     const name = words[0] as ShellWord
     if (!name.literal) {
@@ -342,6 +429,67 @@ class Analyzer {
   recordCd(target: CdTarget): void {
     this.cdTargets.push(target)
   }
+}
+
+/** How often a command tree-sitter reads across line breaks is repaired and parsed again. */
+const MAX_REPAIRS = 4
+
+/** Nodes whose children are the words of one simple command (or one redirection). */
+const ONE_LINE = new Set(['command', 'declaration_command', 'unset_command', 'file_redirect'])
+
+/**
+ * Where tree-sitter read one simple command across an unescaped line break (it does, e.g. for
+ * `a | b | c⏎d > f`): the offsets of those line breaks, or `bad` for other stray text between
+ * the words of a command.
+ */
+function lineSplits(root: Node, source: string): number[] | 'bad' {
+  const splits: number[] = []
+  const stack: Node[] = [root]
+  while (stack.length > 0) {
+    const node = stack.pop() as Node
+    const children = node.children
+    if (ONE_LINE.has(node.type)) {
+      for (let i = 1; i < children.length; i++) {
+        const start = (children[i - 1] as Node).endIndex
+        const gap = source.slice(start, (children[i] as Node).startIndex)
+        const stray = /[^ \t]/.exec(gap.replace(/\\\r?\n/g, (m) => ' '.repeat(m.length)))
+        if (stray === null) continue
+        if (stray[0] !== '\n' && stray[0] !== '\r') return 'bad'
+        splits.push(start + stray.index)
+      }
+    }
+    stack.push(...children)
+  }
+  return [...new Set(splits)]
+}
+
+/** Leaf node types whose text bash may still expand (see `unparsedText`). */
+const UNPARSED_TEXT = new Set([
+  'word',
+  'regex',
+  'extglob_pattern',
+  'string_content',
+  'heredoc_content',
+  'heredoc_body'
+])
+
+/** Inside backquotes, a backslash escapes only $, ` and \\ (and " within double quotes). */
+function unescapeBackticks(text: string, inDoubleQuotes = false): string {
+  return text.replace(inDoubleQuotes ? /\\([$`\\"])/g : /\\([$`\\])/g, '$1')
+}
+
+/** An unescaped blank or operator character: bash never has one inside an unquoted word. */
+function hasUnquotedMetacharacter(raw: string): boolean {
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw[i] as string
+    if (c === '\\') i++
+    else if (' \t\n;&|<>()'.includes(c)) return true
+  }
+  return false
+}
+
+function isAssignmentWord(word: ShellWord): boolean {
+  return /^[A-Za-z_][A-Za-z0-9_]*\+?=/.test(word.literal ? word.text : word.prefix)
 }
 
 function makeCommand(words: ShellWord[], assignments: string[], via: string[]): ShellCommand {

