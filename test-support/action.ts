@@ -13,6 +13,8 @@ export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '
 
 /** The real Copilot CLI binary from the pinned devDependency. */
 export function cliBinary(): string {
+  // The version matrix (see .ci/run) points the e2e suites at other CLI versions.
+  if (process.env.COPILOT_CLI_PATH) return process.env.COPILOT_CLI_PATH
   const platformBinary = path.join(
     ROOT,
     'node_modules',

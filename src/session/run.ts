@@ -85,6 +85,7 @@ export interface RunOutcome {
 /** Why waiting for the agent ended. */
 type Ending =
   | { kind: 'idle' }
+  | { kind: 'error' }
   | { kind: 'timeout' }
   | { kind: 'hang'; quietMs: number }
   | { kind: 'cancelled' }
@@ -103,6 +104,7 @@ export class Run {
   private lastEventAt = Date.now()
   private busy = false
   private idleSignal: (() => void) | undefined
+  private errorSignal: (() => void) | undefined
   private todosReading = false
   private todosDirty = false
 
@@ -214,6 +216,9 @@ export class Run {
         this.options.log.warning(
           `Session error (${data?.errorType ?? 'unknown'}): ${data?.message ?? ''}`
         )
+        // The CLI has already retried; some versions let autopilot prompt again and again after
+        // an error. The run ends here, the same way on every version.
+        this.errorSignal?.()
         break
       }
       case 'exit_plan_mode.requested': {
@@ -365,12 +370,14 @@ export class Run {
         clearInterval(watchdog)
         signal.removeEventListener('abort', onAbort)
         this.idleSignal = undefined
+        this.errorSignal = undefined
         resolve(ending)
       }
       const onAbort = (): void => done({ kind: 'cancelled' })
       if (signal.aborted) return done({ kind: 'cancelled' })
       signal.addEventListener('abort', onAbort)
       this.idleSignal = () => done({ kind: 'idle' })
+      this.errorSignal = () => done({ kind: 'error' })
       if (!this.busy) return done({ kind: 'idle' })
       timers.push(setTimeout(() => done({ kind: 'timeout' }), timeoutMs))
       const watchdog = setInterval(
@@ -417,6 +424,10 @@ export class Run {
           message: `The agent went silent: no event for ${formatMinutes(ending.quietMs)} while it was working (idle-timeout-minutes). The model endpoint may be hanging.`,
           type: 'hang'
         })
+      case 'error':
+        await this.abort()
+        await this.collect()
+        return this.outcome('failed', this.sessionError)
       case 'idle':
         await this.verify()
         await this.collect()
