@@ -120,7 +120,6 @@ async function runWith(env: NodeJS.ProcessEnv, signal: AbortSignal): Promise<Run
     cli = new CliProcess({
       executable: executable.path,
       home: path.join(settings.tempDir, 'copilot-home'),
-      token: settings.copilotToken,
       args: core.isDebug() ? ['--log-level', 'debug'] : []
     })
     const process_ = cli
@@ -145,6 +144,10 @@ async function runWith(env: NodeJS.ProcessEnv, signal: AbortSignal): Promise<Run
       model: settings.model,
       provider: settings.provider,
       checkAuth: !settings.provider,
+      tokenRegistration:
+        !settings.provider && settings.copilotToken
+          ? connection.provideGitHubToken(settings.copilotToken)
+          : undefined,
       planFirst: settings.planFirst,
       maxAutopilotContinues: settings.maxAutopilotContinues,
       timeoutMs: settings.timeoutMs,

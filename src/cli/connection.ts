@@ -2,8 +2,9 @@
  * A typed JSON-RPC connection to the headless CLI (vscode-jsonrpc over stdio). Every result and
  * notification is parsed with the zod schemas of protocol.ts before it leaves this module.
  */
+import { randomUUID } from 'node:crypto'
 import * as rpc from 'vscode-jsonrpc/node'
-import type { z } from 'zod'
+import { z } from 'zod'
 import { UserError, messageOf } from '../errors.js'
 import type { CliProcess } from './process.js'
 import {
@@ -12,6 +13,8 @@ import {
   SUPPORTED_PROTOCOL_VERSION,
   type SessionEvent
 } from './protocol.js'
+
+const GitHubTokenRequest = z.looseObject({ registrationId: z.string() })
 
 export type EventListener = (sessionId: string | undefined, event: SessionEvent) => void
 export type NotificationListener = (method: string, params: unknown) => void
@@ -136,6 +139,25 @@ export class Connection {
       )
     }
     return result
+  }
+
+  /**
+   * Serve the CLI's `gitHubToken.getToken` requests for one registration with `token`. The CLI
+   * asks when a session created with `gitHubTokenProviderRegistrationId` starts, and again before
+   * the token would expire. Returns the registration id to pass to `session.create`.
+   */
+  provideGitHubToken(token: string): string {
+    const registrationId = randomUUID()
+    type Answer = { kind: 'cancelled' } | { kind: 'token'; accessToken: string; expiresIn: number }
+    this.onRequest('gitHubToken.getToken', (params: unknown): Answer => {
+      const request = GitHubTokenRequest.safeParse(params)
+      if (!request.success || request.data.registrationId !== registrationId) {
+        return { kind: 'cancelled' }
+      }
+      // GitHub tokens given to a job outlive it; the CLI refreshes when under an hour is left.
+      return { kind: 'token', accessToken: token, expiresIn: 6 * 3600 }
+    })
+    return registrationId
   }
 
   dispose(): void {

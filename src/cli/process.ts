@@ -11,8 +11,6 @@ export interface CliProcessOptions {
   executable: string
   /** Private directory: COPILOT_HOME (session state, logs, config). */
   home: string
-  /** Token passed as COPILOT_GITHUB_TOKEN; none with BYOK. */
-  token?: string
   /** Extra CLI arguments (e.g. `--log-level debug`). */
   args?: string[]
   env?: NodeJS.ProcessEnv
@@ -41,7 +39,9 @@ export class CliProcess {
       if (!STRIPPED_ENV.test(key)) env[key] = value
     }
     env.COPILOT_HOME = options.home
-    if (options.token) env.COPILOT_GITHUB_TOKEN = options.token
+    // No credential goes into the environment: the agent's commands are children of the CLI and
+    // could read it from /proc/<pid>/environ. The token is handed over JSON-RPC instead
+    // (see Connection.provideGitHubToken).
     this.child = spawn(
       options.executable,
       ['--headless', '--stdio', '--no-auto-update', '--no-auto-login', ...(options.args ?? [])],

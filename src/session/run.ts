@@ -16,12 +16,12 @@ import {
   type SessionEvent,
   type Todo
 } from '../cli/protocol.js'
-import { messageOf } from '../errors.js'
+import { UserError, messageOf } from '../errors.js'
 import type { Decision, Policy } from '../policy/types.js'
 import { feedbackFor } from '../policy/index.js'
 import type { CommandRecord, RunStatus } from '../reporting/types.js'
 import { z } from 'zod'
-import { checkAuth } from './auth.js'
+import { AUTH_FIX, checkAuth } from './auth.js'
 import { runShellCommand } from './shell.js'
 
 export interface Logger {
@@ -54,6 +54,8 @@ export interface RunOptions {
   provider?: { type: string; baseUrl: string; apiKey?: string }
   /** Check the GitHub sign-in before prompting (off with BYOK, which needs none). */
   checkAuth: boolean
+  /** Registration id of the connection's GitHub token provider (the credential never goes into the CLI's environment). */
+  tokenRegistration?: string
   /** Start in plan mode; the action approves the agent's exit from plan mode into autopilot. */
   planFirst: boolean
   maxAutopilotContinues: number
@@ -118,19 +120,7 @@ export class Run {
     // is answered only when no request follows it (CLI versions without the request).
     connection.onRequest('exitPlanMode.request', () => this.approvePlanExit('request'))
     try {
-      const created = await connection.request(
-        'session.create',
-        {
-          ...(this.options.model ? { model: this.options.model } : {}),
-          workingDirectory: this.options.workingDirectory,
-          requestPermission: true,
-          streaming: false,
-          autopilot: { maxContinues: this.options.maxAutopilotContinues },
-          ...(this.options.planFirst ? { requestExitPlanMode: true } : {}),
-          ...(this.options.provider ? { provider: this.options.provider } : {})
-        },
-        CreateSessionResult
-      )
+      const created = await this.createSession()
       this.sessionId = created.sessionId
       this.options.observer.setSessionId(created.sessionId)
       log.info(`Session ${created.sessionId} created`)
@@ -179,6 +169,40 @@ export class Run {
     } finally {
       unsubscribe()
       await Promise.allSettled([...this.pending])
+    }
+  }
+
+  private async createSession(): Promise<CreateSessionResult> {
+    const { connection, provider, tokenRegistration } = this.options
+    try {
+      return await connection.request(
+        'session.create',
+        {
+          ...(this.options.model ? { model: this.options.model } : {}),
+          workingDirectory: this.options.workingDirectory,
+          requestPermission: true,
+          streaming: false,
+          autopilot: { maxContinues: this.options.maxAutopilotContinues },
+          ...(this.options.planFirst ? { requestExitPlanMode: true } : {}),
+          ...(provider ? { provider } : {}),
+          ...(tokenRegistration ? { gitHubTokenProviderRegistrationId: tokenRegistration } : {})
+        },
+        CreateSessionResult
+      )
+    } catch (error) {
+      // The CLI validates the token while it creates the session.
+      if (
+        tokenRegistration &&
+        /token validation|authenticat|unauthori[sz]ed|401|403/i.test(messageOf(error))
+      ) {
+        throw new UserError(
+          `The Copilot CLI rejected the credential it was given (${messageOf(error)}). ${AUTH_FIX}`,
+          {
+            cause: error
+          }
+        )
+      }
+      throw error
     }
   }
 
