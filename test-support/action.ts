@@ -94,7 +94,8 @@ export interface RunActionOptions {
   entry?: 'dist' | 'src'
   /** Called with the child once it runs (to send signals). */
   onSpawn?: (child: ChildProcess) => void
-  killAfterMs?: number
+  /** Called with each chunk the action writes to stdout, as it arrives. */
+  onOutput?: (chunk: string) => void
 }
 
 export async function runAction(options: RunActionOptions): Promise<ActionResult> {
@@ -136,7 +137,10 @@ export async function runAction(options: RunActionOptions): Promise<ActionResult
   })
   let stdout = ''
   let stderr = ''
-  child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d))
+  child.stdout.setEncoding('utf8').on('data', (d: string) => {
+    stdout += d
+    options.onOutput?.(d)
+  })
   child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d))
   options.onSpawn?.(child)
   const exitCode = await new Promise<number | null>((resolve) =>

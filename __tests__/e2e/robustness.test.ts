@@ -17,6 +17,7 @@ import {
 } from '../../test-support/action.js'
 
 let workspace: Workspace
+let signalAction: (signal: NodeJS.Signals) => void = () => undefined
 let model: ModelServer | undefined
 
 beforeEach(() => {
@@ -116,6 +117,45 @@ describe('setup and verify commands', () => {
     const background = Number(workspace.read('bg.pid'))
     expect(background).toBeGreaterThan(0)
     expect(await waitGone([background])).toEqual([])
+  })
+})
+
+describe('command output and cancellation', () => {
+  it("streams a command's output to the log while it runs", async () => {
+    let sawTickAt = 0
+    let exitedAt = 0
+    await runWith(
+      [complete],
+      { 'setup-commands': 'echo tick-from-setup; sleep 3; echo tock' },
+      {
+        onOutput: (chunk) => {
+          if (!sawTickAt && chunk.includes('tick-from-setup')) sawTickAt = Date.now()
+        },
+        onSpawn: (child) => child.on('exit', () => (exitedAt = Date.now()))
+      }
+    )
+    expect(sawTickAt).toBeGreaterThan(0)
+    // The first line reached the log while the command was still sleeping, not at its end.
+    expect(exitedAt - sawTickAt).toBeGreaterThan(1500)
+  })
+
+  it('SIGTERM during a setup command: cancelled, the command and its group killed', async () => {
+    const result = await runWith(
+      [complete],
+      { 'setup-commands': 'sleep 300 & echo $! > bg.pid; echo waiting; sleep 300' },
+      {
+        onOutput: (chunk) => {
+          if (chunk.includes('waiting')) signalAction('SIGTERM')
+        },
+        onSpawn: (child) => {
+          signalAction = (signal) => child.kill(signal)
+        }
+      }
+    )
+    expect(result.outputs.status).toBe('cancelled')
+    expect(result.report!.commands[0]).toMatchObject({ phase: 'setup', exitCode: null })
+    expect(model!.requests).toHaveLength(0)
+    expect(await waitGone([Number(workspace.read('bg.pid'))])).toEqual([])
   })
 })
 
