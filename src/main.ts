@@ -10,7 +10,8 @@ import { locateCli } from './cli/install.js'
 import { CliProcess } from './cli/process.js'
 import { Connection } from './cli/connection.js'
 import { UserError, messageOf } from './errors.js'
-import { loadPolicy } from './policy/index.js'
+import { loadPolicy, runPolicyTests } from './policy/index.js'
+import { checkPolicy, testPolicy } from './policy/tool.js'
 import { ReportBuilder } from './reporting/report.js'
 import { renderComment, renderSummary, renderWorking } from './reporting/render.js'
 import { createCommentPublisher, type CommentPublisher } from './reporting/publish-comment.js'
@@ -60,6 +61,7 @@ async function runWith(env: NodeJS.ProcessEnv, signal: AbortSignal): Promise<Run
     return { report: null, outputs: {} }
   }
   for (const secret of settings.secrets) core.setSecret(secret)
+  if (settings.mode === 'check-policy') return checkPolicyOnly(settings)
   const clean = (text: string): string => redact(text, settings.secrets)
   const link = runUrl(env)
   const comments = commentPublisher(settings, env)
@@ -91,6 +93,13 @@ async function runWith(env: NodeJS.ProcessEnv, signal: AbortSignal): Promise<Run
         path: settings.policyPath,
         workingDirectory: settings.workingDirectory
       })
+      const failures = runPolicyTests(loaded)
+      if (failures.length > 0) {
+        throw new UserError(
+          `The policy's own tests fail, so the run does not start (fix the policy or its tests):\n${failures.map((f) => `- ${f.message}`).join('\n')}`
+        )
+      }
+      if (loaded.tests.length > 0) core.info(`Policy tests: ${loaded.tests.length} passed`)
       if (loaded.builtIn) {
         core.notice(
           `No policy file at ${path.relative(settings.workingDirectory, settings.policyPath) || settings.policyPath}: the built-in read-only policy applies.`
@@ -200,6 +209,35 @@ async function runWith(env: NodeJS.ProcessEnv, signal: AbortSignal): Promise<Run
     core.info(`Completed: ${clean(outcome.summary ?? '')}`)
   }
   return { report: final, outputs }
+}
+
+/** `mode: check-policy`: validate, lint and test the policy file; never start the CLI. */
+async function checkPolicyOnly(settings: Settings): Promise<RunResult> {
+  const options = { workingDirectory: settings.workingDirectory }
+  const relative =
+    path.relative(settings.workingDirectory, settings.policyPath) || settings.policyPath
+  const check = await core.group('copilot-policy check', async () => {
+    const result = await checkPolicy(relative, options)
+    core.info(result.output)
+    return result
+  })
+  const tests =
+    check.exitCode === 0
+      ? await core.group('copilot-policy test', async () => {
+          const result = await testPolicy(relative, options)
+          core.info(result.output)
+          return result
+        })
+      : undefined
+  const ok = check.exitCode === 0 && tests?.exitCode === 0
+  core.setOutput('status', ok ? 'completed' : 'failed')
+  await core.summary
+    .addHeading(`${ok ? '✅' : '❌'} Policy ${relative}`, 3)
+    .addCodeBlock([check.output, tests?.output ?? ''].join('\n').trim())
+    .write()
+    .catch((error: unknown) => core.warning(`Could not write the job summary: ${messageOf(error)}`))
+  if (!ok) core.setFailed(`The policy ${relative} has errors or failing tests (see the log).`)
+  return { report: null, outputs: { status: ok ? 'completed' : 'failed' } }
 }
 
 /** Everything the run leaves behind: the JSON report, outputs, the comment and the job summary. */

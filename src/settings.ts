@@ -18,6 +18,8 @@ export interface Provider {
 }
 
 export interface Settings {
+  /** `run` the agent, or only `check-policy` (validate, lint and test the policy) for CI. */
+  mode: 'run' | 'check-policy'
   prompt: string
   /** Where the prompt came from, for messages: `input` or the prompt file's path. */
   promptSource: string
@@ -89,9 +91,10 @@ export function readSettings(input: InputReader, env: NodeJS.ProcessEnv = proces
     )
   }
 
+  const mode = oneOf('mode', input('mode'), ['run', 'check-policy'], 'run')
   const promptInput = input('prompt')
   const promptFile = input('prompt-file')
-  if ((promptInput === '') === (promptFile === '')) {
+  if (mode === 'run' && (promptInput === '') === (promptFile === '')) {
     throw new UserError(
       "Give exactly one of the inputs 'prompt' or 'prompt-file' (the task for the agent)."
     )
@@ -156,6 +159,7 @@ export function readSettings(input: InputReader, env: NodeJS.ProcessEnv = proces
     issueNumberRaw === '' ? undefined : positiveNumber('issue-number', issueNumberRaw, 0, true)
 
   return {
+    mode,
     prompt,
     promptSource,
     policyPath: path.resolve(workspace, input('policy') || DEFAULT_POLICY_PATH),

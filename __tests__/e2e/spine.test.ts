@@ -200,6 +200,30 @@ describe('a policy-gated autopilot run of the real CLI', () => {
     expect(result.summary).toMatch(/copilot-policy\.yml:4:5/)
   })
 
+  it("refuses to start when the policy's own tests fail, naming the test's line", async () => {
+    workspace.write(
+      '.github/copilot-policy.yml',
+      EXAMPLE_POLICY +
+        'tests:\n  - { shell: "git status", expect: allow }\n  - { shell: "git push origin main", expect: allow }\n'
+    )
+    model = await startModelServer([complete('never')])
+    const result = await runAction({
+      workspace,
+      inputs: {
+        prompt: 'x',
+        model: MODEL,
+        'provider-type': 'openai',
+        'provider-base-url': model.url
+      }
+    })
+    expect(result.outputs.status).toBe('failed')
+    expect(result.cliPids).toEqual([])
+    const line = EXAMPLE_POLICY.split('\n').length + 2
+    expect(result.report!.error?.message).toMatch(
+      new RegExp(`copilot-policy\\.yml:${line}:\\d+: test 2 .*expected allow, got deny`)
+    )
+  })
+
   it('applies the built-in read-only policy when there is no policy file, and says so', async () => {
     fs.rmSync(path.join(workspace.dir, '.github'), { recursive: true })
     const result = await runWith([

@@ -104,4 +104,25 @@ describe('startup', () => {
     expect(result.report!.error?.message).toMatch(/exited.*code 3/)
     expect(result.report!.error?.message).toContain('could not open the session store')
   })
+
+  it('mode check-policy validates and tests the policy without starting the CLI', async () => {
+    workspace.write(
+      '.github/copilot-policy.yml',
+      'version: 1\nrules:\n  - { id: no-push, decision: deny, shell: ["git push*"] }\ntests:\n  - { shell: "git push origin main", expect: deny }\n'
+    )
+    const good = await runAction({ workspace, inputs: { mode: 'check-policy' } })
+    expect(good.exitCode).toBe(0)
+    expect(good.outputs.status).toBe('completed')
+    expect(good.cliPids).toEqual([])
+    expect(good.stdout).toMatch(/1 passed|passed/)
+
+    workspace.write(
+      '.github/copilot-policy.yml',
+      'version: 1\nrules:\n  - { id: no-push, decision: deny, shell: ["git push*"] }\ntests:\n  - { shell: "git push origin main", expect: allow }\n'
+    )
+    const bad = await runAction({ workspace, inputs: { mode: 'check-policy' } })
+    expect(bad.exitCode).not.toBe(0)
+    expect(bad.outputs.status).toBe('failed')
+    expect(bad.stdout).toMatch(/copilot-policy\.yml:5:\d+/)
+  })
 })
