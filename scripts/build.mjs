@@ -31,6 +31,8 @@ for (const entry of entries) {
       outDir,
       '--license',
       'licenses.txt',
+      // minified: half the size, and faster to load (bench/: `npm run bench`)
+      '--minify',
       '--quiet',
       '--target',
       'es2022'
@@ -51,20 +53,36 @@ for (const entry of entries) {
  * web-tree-sitter does `const { createRequire } = await import("module")`. webpack (inside ncc)
  * turns that into a namespace object of the builtin; because `require('module')` is a function,
  * its properties are not copied and `createRequire` comes out undefined. The bundle is ESM, so
- * the native dynamic import works: put it back. Fails the build if the pattern is not found
- * exactly once (a new ncc or web-tree-sitter must be looked at, not silently shipped).
+ * the native dynamic import works: put it back. The pattern is matched loosely enough for both
+ * plain and minified output (spacing, the `/* import() *\/` comment and the binding's name
+ * vary), and the webpack module it loads must be the builtin "module". Fails the build unless
+ * it is found exactly once (a new ncc or web-tree-sitter must be looked at, not silently shipped).
  */
 function patchBuiltinImport(file) {
   const code = fs.readFileSync(file, 'utf8')
-  if (!code.includes('web-tree-sitter.mjs')) return
+  // web-tree-sitter's own file name survives minification (it locates its .wasm by it)
+  if (!code.includes('web-tree-sitter.wasm')) return
   const pattern =
-    /const \{ createRequire \} = await Promise\.resolve\(\/\* import\(\) \*\/\)\.then\(__nccwpck_require__\.t\.bind\(__nccwpck_require__, \d+, \d+\)\);/g
-  const matches = code.match(pattern) ?? []
+    /const\s*\{\s*createRequire\s*(?::\s*([\w$]+)\s*)?\}\s*=\s*await\s+Promise\.resolve\(\s*(?:\/\*\s*import\(\)\s*\*\/\s*)?\)\.then\(\s*__nccwpck_require__\.t\.bind\(\s*__nccwpck_require__\s*,\s*(\d+)\s*,\s*\d+\s*\)\s*\)\s*;/g
+  const matches = [...code.matchAll(pattern)]
   if (matches.length !== 1)
     throw new Error(
       `${file}: expected one bundled import("module") of web-tree-sitter, found ${matches.length}`
     )
-  fs.writeFileSync(file, code.replace(pattern, 'const { createRequire } = await import("module");'))
+  const [match] = matches
+  const [text, binding, id] = match
+  const builtin = new RegExp(
+    `(?:^|[^\\w$])${id}\\s*:[^}]{0,80}?__WEBPACK_EXTERNAL_createRequire\\(import\\.meta\\.url\\)\\("module"\\)`
+  )
+  if (!builtin.test(code))
+    throw new Error(
+      `${file}: webpack module ${id} of web-tree-sitter's import is not the builtin "module"`
+    )
+  const replacement = `const { createRequire${binding ? `: ${binding}` : ''} } = await import("module");`
+  fs.writeFileSync(
+    file,
+    code.slice(0, match.index) + replacement + code.slice(match.index + text.length)
+  )
 }
 
 for (const wasm of [

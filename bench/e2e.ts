@@ -1,0 +1,212 @@
+/**
+ * The action next to the bare CLI, on the same scripted session: the scripted model on
+ * 127.0.0.1 asks for TOOL_CALLS bash commands (`echo` / `cat`, which the policy allows), one a
+ * turn, then ends (task_complete in autopilot; a plain answer in prompt mode, where that tool
+ * does not exist). Both processes are timed from spawn to exit; the model server records when
+ * the first request arrives. Runs alternate so both see the same machine load.
+ *
+ * - action: `node dist/index.js` through test-support's runAction (the runner's contract:
+ *   INPUT_* variables, GITHUB_OUTPUT, ...), BYOK provider inputs, the policy answering every
+ *   permission request.
+ * - bare CLI: `copilot -p ... --allow-all-tools --no-auto-update` with the CLI's own BYOK
+ *   variables (COPILOT_PROVIDER_BASE_URL / _TYPE / _API_KEY, COPILOT_MODEL; see `copilot help
+ *   environment`), a private COPILOT_HOME, and COPILOT_OFFLINE=true, its fastest configuration
+ *   with a local provider. The same without COPILOT_OFFLINE is measured for reference.
+ */
+import { spawn } from 'node:child_process'
+import fs from 'node:fs'
+import path from 'node:path'
+import { startModelServer, type ChatRequest, type Turn } from '../test-support/model-server.js'
+import {
+  EXAMPLE_POLICY,
+  ROOT,
+  cliBinary,
+  makeWorkspace,
+  runAction
+} from '../test-support/action.js'
+
+export const TOOL_CALLS = 20
+const PROMPT = 'Run the checks one by one, then finish.'
+const MODEL = 'claude-sonnet-4.5'
+const README = '# Bench repository\n'
+
+export type Variant = 'action' | 'bare' | 'bare-online'
+
+export interface Sample {
+  variant: Variant
+  wallMs: number
+  firstRequestMs: number
+  lastRequestMs: number
+  requests: number
+  /** Action only: stdout line → ms since spawn, for the startup breakdown. */
+  marks: Record<string, number>
+}
+
+/** Every process group the benchmark started (CLIs), and the action processes: killed at the end. */
+export const groups = new Set<number>()
+const processes = new Set<number>()
+
+export function killGroups(): void {
+  for (const [pid, target] of [
+    ...[...groups].map((p) => [p, -p] as const),
+    ...[...processes].map((p) => [p, p] as const)
+  ]) {
+    try {
+      process.kill(target, 'SIGKILL')
+      if (target < 0) console.error(`bench: killed process group ${pid} left behind`)
+    } catch {
+      // already gone
+    }
+  }
+  groups.clear()
+  processes.clear()
+}
+
+function script(request: ChatRequest, index: number): Turn {
+  if (index < TOOL_CALLS) {
+    const command = index % 2 === 0 ? `echo check ${index}` : 'cat README.md'
+    return { toolCalls: [{ name: 'bash', arguments: { command, description: `check ${index}` } }] }
+  }
+  const autopilot = request.tools?.some((t) => t.function?.name === 'task_complete')
+  return autopilot
+    ? { toolCalls: [{ name: 'task_complete', arguments: { summary: 'All checks ran.' } }] }
+    : { content: 'All checks ran.' }
+}
+
+/** Checks that the session really ran: every tool call reached the shell and answered. */
+function checkToolResults(results: string[], variant: Variant): void {
+  const ok =
+    results.length === TOOL_CALLS &&
+    results.every((text, i) => text.includes(i % 2 === 0 ? `check ${i}` : README.trim()))
+  if (!ok) {
+    throw new Error(
+      `${variant}: expected ${TOOL_CALLS} tool results, got ${results.length}: ${JSON.stringify(results.slice(0, 3))}`
+    )
+  }
+}
+
+const MARKS: Array<[string, RegExp]> = [
+  ['policy-start', /^::group::Policy/],
+  ['policy-done', /^Policy: /],
+  ['cli-located', /^Using the Copilot CLI/],
+  ['connected', /^Connected to Copilot CLI/],
+  ['session', /^Session \S+ created/],
+  ['prompt-sent', /^Prompt sent/]
+]
+
+export async function measure(variant: Variant): Promise<Sample> {
+  const arrivals: number[] = []
+  let t0 = 0
+  const model = await startModelServer((request, index) => {
+    arrivals.push(performance.now() - t0)
+    return script(request, index)
+  })
+  const workspace = makeWorkspace({
+    '.github/copilot-policy.yml': EXAMPLE_POLICY,
+    'README.md': README
+  })
+  const marks: Record<string, number> = {}
+  try {
+    let wallMs: number
+    if (variant === 'action') {
+      t0 = performance.now()
+      const result = await runAction({
+        workspace,
+        entry: 'dist',
+        inputs: {
+          prompt: PROMPT,
+          model: MODEL,
+          'provider-type': 'openai',
+          'provider-base-url': model.url,
+          'provider-api-key': 'bench-key'
+        },
+        onSpawn: (child) => {
+          if (child.pid !== undefined) processes.add(child.pid)
+          let rest = ''
+          child.stdout?.on('data', (chunk: Buffer) => {
+            const at = performance.now() - t0
+            const lines = (rest + chunk.toString('utf8')).split('\n')
+            rest = lines.pop() ?? ''
+            for (const line of lines) {
+              for (const [name, pattern] of MARKS) if (pattern.test(line)) marks[name] ??= at
+            }
+          })
+        }
+      })
+      wallMs = performance.now() - t0
+      for (const pid of result.cliPids) groups.add(pid)
+      const allowed = result.report?.permissions.filter((p) => p.decision === 'allow').length
+      if (
+        result.exitCode !== 0 ||
+        result.report?.status !== 'completed' ||
+        allowed !== TOOL_CALLS
+      ) {
+        throw new Error(
+          `action: exit ${result.exitCode}, status ${result.report?.status}, ${allowed} allowed\n${result.stdout.slice(-2000)}\n${result.stderr.slice(-2000)}`
+        )
+      }
+    } else {
+      const env: NodeJS.ProcessEnv = {
+        PATH: process.env.PATH,
+        HOME: process.env.HOME,
+        COPILOT_HOME: path.join(workspace.runnerTemp, 'copilot-home'),
+        COPILOT_PROVIDER_BASE_URL: model.url,
+        COPILOT_PROVIDER_TYPE: 'openai',
+        COPILOT_PROVIDER_API_KEY: 'bench-key',
+        COPILOT_MODEL: MODEL,
+        ...(variant === 'bare' ? { COPILOT_OFFLINE: 'true' } : {})
+      }
+      t0 = performance.now()
+      const child = spawn(
+        cliBinary(),
+        ['-p', PROMPT, '--allow-all-tools', '--no-auto-update', '--silent'],
+        { cwd: workspace.dir, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true }
+      )
+      if (child.pid !== undefined) groups.add(child.pid)
+      let output = ''
+      child.stdout.on('data', (d: Buffer) => (output += d.toString('utf8')))
+      child.stderr.on('data', (d: Buffer) => (output += d.toString('utf8')))
+      const code = await new Promise<number | null>((resolve) => child.on('close', resolve))
+      wallMs = performance.now() - t0
+      if (code !== 0) throw new Error(`${variant}: exit ${code}\n${output.slice(-2000)}`)
+    }
+    checkToolResults(model.toolResults(), variant)
+    return {
+      variant,
+      wallMs,
+      firstRequestMs: arrivals[0] ?? NaN,
+      lastRequestMs: arrivals.at(-1) ?? NaN,
+      requests: arrivals.length,
+      marks
+    }
+  } finally {
+    killGroups()
+    await model.close()
+    workspace.cleanup()
+  }
+}
+
+export function median(values: number[]): number {
+  const sorted = values.filter((v) => Number.isFinite(v)).sort((a, b) => a - b)
+  if (sorted.length === 0) return NaN
+  const mid = Math.floor(sorted.length / 2)
+  return sorted.length % 2
+    ? (sorted[mid] as number)
+    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2
+}
+
+/** Runs every variant `runs` times (after one discarded warm-up each), alternating the order. */
+export async function e2e(runs: number, variants: Variant[]): Promise<Map<Variant, Sample[]>> {
+  if (!fs.existsSync(cliBinary())) throw new Error(`no Copilot CLI at ${cliBinary()}`)
+  const bundle = path.join(ROOT, 'dist', 'index.js')
+  if (!fs.existsSync(bundle)) throw new Error(`no ${bundle}: npm run build first`)
+  const samples = new Map<Variant, Sample[]>(variants.map((v) => [v, []]))
+  for (const variant of variants) await measure(variant) // page cache, first-run costs
+  for (let i = 0; i < runs; i++) {
+    const order = variants.map((_, k) => variants[(k + i) % variants.length] as Variant)
+    for (const variant of order) samples.get(variant)?.push(await measure(variant))
+    process.stderr.write('.')
+  }
+  process.stderr.write('\n')
+  return samples
+}

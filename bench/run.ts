@@ -1,0 +1,232 @@
+/**
+ * `npm run bench`: what the action costs next to the bare Copilot CLI, measured side by side in
+ * one run, fully offline (scripted model on 127.0.0.1), on the real code paths: the committed
+ * bundle dist/index.js, the real CLI, the real policy engine, the real ReportBuilder.
+ *
+ *   npm run bench                        everything (about 1–2 minutes on 2 cores)
+ *   npm run bench -- --runs 3            fewer end-to-end runs
+ *   npm run bench -- --only policy,fold  some figures (e2e, policy, fold, bundle)
+ *
+ * Prints a table (figure, measured, target, pass/fail) and the details behind each figure.
+ * Exits 1 when a target is missed.
+ */
+import { spawnSync } from 'node:child_process'
+import os from 'node:os'
+import path from 'node:path'
+import { parseArgs } from 'node:util'
+import { ROOT } from '../test-support/action.js'
+import { bundle } from './bundle.js'
+import { e2e, groups, killGroups, median, TOOL_CALLS, type Sample, type Variant } from './e2e.js'
+
+const { values } = parseArgs({
+  options: { runs: { type: 'string', default: '5' }, only: { type: 'string' } }
+})
+const runs = Math.max(1, Number(values.runs))
+const only = new Set((values.only ?? 'bundle,policy,fold,e2e').split(','))
+
+interface Row {
+  figure: string
+  measured: string
+  target: string
+  pass: boolean | undefined
+}
+const rows: Row[] = []
+const details: string[] = []
+const ms = (v: number): string => `${Math.round(v)} ms`
+const s = (v: number): string => `${(v / 1000).toFixed(2)} s`
+
+/** Runs a bench script in its own node process (a clean heap and RSS); returns its JSON line. */
+function child<T>(script: string, flags: string[] = []): T {
+  const result = spawnSync(process.execPath, [...flags, '--import', 'tsx', script], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    timeout: 180_000
+  })
+  const line = result.stdout.trim().split('\n').at(-1) ?? ''
+  if (result.status !== 0 || !line.startsWith('{')) {
+    throw new Error(`${script} failed (${result.status}):\n${result.stdout}\n${result.stderr}`)
+  }
+  return JSON.parse(line) as T
+}
+
+const cleanup = (): void => killGroups()
+process.on('exit', cleanup)
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    cleanup()
+    process.exit(130)
+  })
+}
+
+const load = (): string =>
+  os
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ')
+const machine = `node ${process.version}, ${os.cpus().length} cores, load average at start ${load()}`
+console.error(`bench: ${machine}`)
+
+if (only.has('bundle')) {
+  console.error('bench: bundle load …')
+  const file = path.join(ROOT, 'dist', 'index.js')
+  const b = bundle(file)
+  rows.push({
+    figure: 'Bundle size (dist/index.js)',
+    measured: `${(b.bytes / 1e6).toFixed(2)} MB`,
+    target: '≤ 1.5 MB',
+    pass: b.bytes <= 1.5e6
+  })
+  rows.push({
+    figure: 'Bundle load (import, fresh node)',
+    measured: ms(b.importMs),
+    target: '≤ 150 ms',
+    pass: b.importMs <= 150
+  })
+  details.push(
+    `Bundle: ${b.bytes} bytes; await import() ${b.importMs.toFixed(1)} ms (median of 9, after node's own ` +
+      `startup of ${b.nodeStartMs.toFixed(1)} ms); whole process ${ms(b.processMs)}.`
+  )
+}
+
+if (only.has('policy')) {
+  console.error('bench: policy …')
+  const p = child<{
+    rules: number
+    requests: number
+    samples: number
+    decisions: Record<string, number>
+    p50us: number
+    p99us: number
+    maxus: number
+    coldus: number
+    kinds: Record<string, { p50: number; p99: number }>
+    slowest: Array<{ subject: string; p50: number }>
+  }>('bench/policy.ts')
+  rows.push({
+    figure: `Policy decision, ${p.rules} rules (p50 / p99)`,
+    measured: `${p.p50us.toFixed(1)} / ${p.p99us.toFixed(1)} µs`,
+    target: 'p99 ≤ 50 µs',
+    pass: p.p99us <= 50
+  })
+  details.push(
+    `Policy: ${p.samples} timed decisions over ${p.requests} requests (${p.decisions.allow} allowed, ` +
+      `${p.decisions.deny} denied); max ${p.maxus.toFixed(0)} µs; the first decision of the process (cold) ` +
+      `${p.coldus.toFixed(0)} µs. By kind (p50 / p99 µs): ` +
+      Object.entries(p.kinds)
+        .map(([k, v]) => `${k} ${v.p50.toFixed(1)} / ${v.p99.toFixed(1)}`)
+        .join(', ') +
+      `. Slowest (p50): ${p.slowest.map((x) => `${JSON.stringify(x.subject)} ${x.p50.toFixed(0)} µs`).join('; ')}.`
+  )
+}
+
+if (only.has('fold')) {
+  console.error('bench: event folding …')
+  const f = child<{
+    events: number
+    deltaShare: number
+    eventsPerSec: number
+    withGenerationPerSec: number
+    rssStartMB: number
+    rssAtHalfMB: number
+    rssPeakMB: number
+    rssEndMB: number
+    heapRetainedMB: number
+    folded: { toolCalls: number; toolRecords: number }
+  }>('bench/fold.ts', ['--expose-gc'])
+  rows.push({
+    figure: `Event folding (${(f.events / 1e6).toFixed(0)}M events)`,
+    measured: `${(f.eventsPerSec / 1000).toFixed(0)}k events/s`,
+    target: '≥ 200k events/s',
+    pass: f.eventsPerSec >= 200_000
+  })
+  // flat: no growth over the second half of the stream, and nothing retained after a GC
+  const flat = f.rssEndMB - f.rssAtHalfMB < 8 && f.heapRetainedMB < 8
+  rows.push({
+    figure: 'Event folding RSS (start / peak / end)',
+    measured: `${f.rssStartMB} / ${f.rssPeakMB} / ${f.rssEndMB} MB`,
+    target: '< 150 MB, flat',
+    pass: f.rssPeakMB < 150 && flat
+  })
+  details.push(
+    `Folding: ${Math.round(f.deltaShare * 100)}% deltas; ${(f.withGenerationPerSec / 1000).toFixed(0)}k events/s ` +
+      `including generating them; RSS at half ${f.rssAtHalfMB} MB; heap retained after GC ` +
+      `${f.heapRetainedMB} MB; ${f.folded.toolCalls} tool calls folded, ${f.folded.toolRecords} kept. ` +
+      `RSS includes ~90 MB of node + tsx before the first event.`
+  )
+}
+
+if (only.has('e2e')) {
+  const variants: Variant[] = ['action', 'bare', 'bare-online']
+  console.error(`bench: end to end, ${runs} runs × ${variants.join(', ')} (+1 warm-up each) …`)
+  const samples = await e2e(runs, variants)
+  const get = (v: Variant): Sample[] => samples.get(v) ?? []
+  const wall = (v: Variant): number => median(get(v).map((x) => x.wallMs))
+  const first = (v: Variant): number => median(get(v).map((x) => x.firstRequestMs))
+  const perTurn = (v: Variant): number =>
+    median(get(v).map((x) => (x.lastRequestMs - x.firstRequestMs) / (x.requests - 1)))
+  const tail = (v: Variant): number => median(get(v).map((x) => x.wallMs - x.lastRequestMs))
+  const spread = (v: Variant): string => {
+    const w = get(v).map((x) => x.wallMs)
+    return `${s(Math.min(...w))}–${s(Math.max(...w))}`
+  }
+  const ratio = wall('action') / wall('bare')
+  rows.push({
+    figure: `Overhead: wall, action / bare CLI (${TOOL_CALLS} tool calls)`,
+    measured: `${ratio.toFixed(2)}× (${s(wall('action'))} / ${s(wall('bare'))})`,
+    target: '≤ 1.10×',
+    pass: ratio <= 1.1
+  })
+  const extra = first('action') - first('bare')
+  rows.push({
+    figure: 'Startup: to first model request, action − bare',
+    measured: `${extra >= 0 ? '+' : ''}${s(extra)} (${s(first('action'))} vs ${s(first('bare'))})`,
+    target: '≤ +0.20 s',
+    pass: extra <= 200
+  })
+  rows.push({
+    figure: 'Overhead vs bare CLI without COPILOT_OFFLINE',
+    measured: `${(wall('action') / wall('bare-online')).toFixed(2)}× (first request ${s(first('bare-online'))})`,
+    target: 'reference',
+    pass: undefined
+  })
+  const phase = (from: string | undefined, to: string): number =>
+    median(get('action').map((x) => (x.marks[to] ?? NaN) - (from ? (x.marks[from] ?? NaN) : 0)))
+  const firstReq = median(
+    get('action').map((x) => x.firstRequestMs - (x.marks['prompt-sent'] ?? NaN))
+  )
+  details.push(
+    `End to end (medians of ${runs}): wall action ${spread('action')}, bare ${spread('bare')}, bare ` +
+      `without offline ${spread('bare-online')} (min–max); per turn (model request to model request) action ${ms(perTurn('action'))}, ` +
+      `bare ${ms(perTurn('bare'))}, bare without offline ${ms(perTurn('bare-online'))}; ` +
+      `last request to exit: action ${ms(tail('action'))}, bare ${ms(tail('bare'))}, ` +
+      `bare without offline ${ms(tail('bare-online'))}.`,
+    `Action startup, from spawn: node + bundle + settings ${ms(phase(undefined, 'policy-start'))}, ` +
+      `policy load ${ms(phase('policy-start', 'policy-done'))}, locating the CLI (copilot --version) ` +
+      `${ms(phase('policy-done', 'cli-located'))}, CLI spawn to handshake ${ms(phase('cli-located', 'connected'))}, ` +
+      `session.create + mode ${ms(phase('connected', 'session'))}, send ${ms(phase('session', 'prompt-sent'))}, ` +
+      `prompt to first model request ${ms(firstReq)}.`
+  )
+  if (groups.size > 0) details.push(`Process groups left and killed: ${[...groups].join(', ')}`)
+}
+
+const table = [
+  ['Figure', 'Measured', 'Target', 'Result'],
+  ...rows.map((r) => [
+    r.figure,
+    r.measured,
+    r.target,
+    r.pass === undefined ? '—' : r.pass ? 'pass' : 'FAIL'
+  ])
+]
+const widths = (table[0] ?? []).map((_, i) => Math.max(...table.map((r) => (r[i] ?? '').length)))
+const line = (cells: string[]): string =>
+  `| ${cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join(' | ')} |`
+console.log(line(table[0] ?? []))
+console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`)
+for (const r of table.slice(1)) console.log(line(r))
+console.log('')
+for (const d of details) console.log(`- ${d}`)
+console.log(
+  `- Machine: ${machine}; at the end ${load()}. Other work on the machine inflates every figure, p99 most.`
+)
+process.exitCode = rows.some((r) => r.pass === false) ? 1 : 0
