@@ -46,14 +46,14 @@ export interface Sample {
 export const groups = new Set<number>()
 const processes = new Set<number>()
 
-export function killGroups(): void {
+export function killGroups(label = 'bench'): void {
   for (const [pid, target] of [
     ...[...groups].map((p) => [p, -p] as const),
     ...[...processes].map((p) => [p, p] as const)
   ]) {
     try {
       process.kill(target, 'SIGKILL')
-      if (target < 0) console.error(`bench: killed process group ${pid} left behind`)
+      if (target < 0) console.error(`${label}: killed processes left in group ${pid}`)
     } catch {
       // already gone
     }
@@ -180,7 +180,7 @@ export async function measure(variant: Variant): Promise<Sample> {
       marks
     }
   } finally {
-    killGroups()
+    killGroups(variant)
     await model.close()
     workspace.cleanup()
   }
@@ -195,17 +195,37 @@ export function median(values: number[]): number {
     : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2
 }
 
+/** A run that failed (printed and counted, not retried: a failure is a finding). */
+export const failures: string[] = []
+
+async function attempt(variant: Variant): Promise<Sample | undefined> {
+  try {
+    return await measure(variant)
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error)
+    failures.push(`${variant}: ${message.split('\n')[0] ?? ''}`)
+    console.error(`\nbench: a ${variant} run failed: ${message}`)
+    return undefined
+  }
+}
+
 /** Runs every variant `runs` times (after one discarded warm-up each), alternating the order. */
 export async function e2e(runs: number, variants: Variant[]): Promise<Map<Variant, Sample[]>> {
   if (!fs.existsSync(cliBinary())) throw new Error(`no Copilot CLI at ${cliBinary()}`)
   const bundle = path.join(ROOT, 'dist', 'index.js')
   if (!fs.existsSync(bundle)) throw new Error(`no ${bundle}: npm run build first`)
   const samples = new Map<Variant, Sample[]>(variants.map((v) => [v, []]))
-  for (const variant of variants) await measure(variant) // page cache, first-run costs
+  for (const variant of variants) await attempt(variant) // page cache, first-run costs
   for (let i = 0; i < runs; i++) {
     const order = variants.map((_, k) => variants[(k + i) % variants.length] as Variant)
-    for (const variant of order) samples.get(variant)?.push(await measure(variant))
+    for (const variant of order) {
+      const sample = await attempt(variant)
+      if (sample) samples.get(variant)?.push(sample)
+    }
     process.stderr.write('.')
+  }
+  for (const [variant, list] of samples) {
+    if (list.length === 0) throw new Error(`every ${variant} run failed: ${failures.join('; ')}`)
   }
   process.stderr.write('\n')
   return samples

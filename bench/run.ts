@@ -16,7 +16,7 @@ import path from 'node:path'
 import { parseArgs } from 'node:util'
 import { ROOT } from '../test-support/action.js'
 import { bundle } from './bundle.js'
-import { e2e, groups, killGroups, median, TOOL_CALLS, type Sample, type Variant } from './e2e.js'
+import { e2e, failures, killGroups, median, TOOL_CALLS, type Sample, type Variant } from './e2e.js'
 
 const { values } = parseArgs({
   options: { runs: { type: 'string', default: '5' }, only: { type: 'string' } }
@@ -206,7 +206,11 @@ if (only.has('e2e')) {
       `session.create + mode ${ms(phase('connected', 'session'))}, send ${ms(phase('session', 'prompt-sent'))}, ` +
       `prompt to first model request ${ms(firstReq)}.`
   )
-  if (groups.size > 0) details.push(`Process groups left and killed: ${[...groups].join(', ')}`)
+  if (failures.length > 0) {
+    details.push(
+      `${failures.length} failed run(s), left out of the medians: ${failures.join('; ')}`
+    )
+  }
 }
 
 const table = [
