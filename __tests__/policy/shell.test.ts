@@ -339,8 +339,11 @@ rules:
     )
   })
 
-  it('does not make leading assignments part of the command', () => {
-    expect(p.decide(shell('CI=true npm test'))).toMatchObject({ decision: 'allow', rule: 'npm' })
+  it('makes leading assignments part of what an allow rule must match', () => {
+    // Variables steer programs (GIT_EXTERNAL_DIFF, NODE_OPTIONS): allowing `npm test` does not
+    // allow it with any environment.
+    expect(p.decide(shell('CI=true npm test')).decision).toBe('deny')
+    expect(p.decide(shell('npm test'))).toMatchObject({ decision: 'allow', rule: 'npm' })
   })
 
   it('checks every assignment against deny rules', () => {
@@ -357,7 +360,8 @@ rules:
 
   it('still checks command substitutions inside assignments', () => {
     expect(p.decide(shell('X=$(rm -rf /) npm test')).decision).toBe('deny')
-    expect(p.decide(shell('X=$(npm test) npm test')).decision).toBe('allow')
+    expect(p.decide(shell('X=$(npm test) npm test')).decision).toBe('deny')
+    expect(p.decide(shell('$(npm test) && npm test')).decision).toBe('deny')
   })
 })
 

@@ -478,8 +478,11 @@ export class PolicyEngine implements Policy {
           reason: item.reason,
           matched: []
         })
-      case 'command':
-        return segment(oneLine(item.command.text), this.commandVerdicts(item.command))
+      case 'command': {
+        const { assignments, text } = item.command
+        const shown = assignments.length > 0 ? `${assignments.join(' ')} ${text}` : text
+        return segment(oneLine(shown), this.commandVerdicts(item.command))
+      }
       case 'assignment': {
         const matched: string[] = []
         let deny: CompiledRule | undefined
@@ -528,13 +531,16 @@ export class PolicyEngine implements Policy {
     const withBase = (t: string) => (base !== name ? base + t.slice(name.length) : undefined)
     const assigned = command.assignments.join(' ')
     const withAssignments = (t: string) => (assigned !== '' ? `${assigned} ${t}` : undefined)
+    const allowText = withAssignments(command.text) ?? command.text
     const denyTexts = literal
       ? [command.text, withBase(command.text), withAssignments(command.text)]
       : []
     const denyPrefixes = literal ? [] : [known, withBase(known), withAssignments(known)]
     return this.match('shell', (rule) => {
       if (rule.matcher !== 'shell') return false
-      if (rule.decision === 'allow') return rule.globs.some((g) => globMatches(g, command.text))
+      // Variables set for a command steer what it does (GIT_EXTERNAL_DIFF=cmd git diff,
+      // NODE_OPTIONS=--require=x npm test): an allow rule must name them too.
+      if (rule.decision === 'allow') return rule.globs.some((g) => globMatches(g, allowText))
       return rule.globs.some(
         (g) =>
           denyTexts.some((t) => t !== undefined && globMatches(g, t)) ||
