@@ -81,13 +81,18 @@ const WRAPS: Wrap[] = [
   (x) => `while true; do ${x}; break; done`,
   (x) => `f() { ${x}; }; f`,
   (x) => `X=$( ${x} ) true`,
-  (x) => `cat <<EOF\n$( ${x} )\nEOF`,
   (x) => `echo \${UNSET:-$( ${x} )}`,
   (x) => `true && ${x}`,
   (x) => `${x} > /dev/null 2>&1`,
   (x) => `${x} | cat`,
   (x) => `timeout 5 sh -c ${quote(x)}`
 ]
+
+/**
+ * A heredoc with a delimiter of its own (a nested heredoc with the same one would end this one).
+ * Only for denials: inside other substitutions bash misreads heredocs and the policy denies them.
+ */
+const HEREDOC: Wrap = (x) => `{ cat <<E${x.length}\n$( ${x} )\nE${x.length}\n}`
 
 /** Wrappers that take one simple command. */
 const PREFIXES = ['', 'env ', 'env A=1 ', 'timeout 5 ', 'nohup ', 'sudo ', 'command ', 'xargs ']
@@ -99,7 +104,7 @@ function compound(
   special: fc.Arbitrary<string>,
   filler: fc.Arbitrary<string>,
   prefixes: readonly string[] = PREFIXES,
-  wrappers: readonly Wrap[] = WRAPS
+  wrappers: readonly Wrap[] = [...WRAPS, HEREDOC]
 ) {
   const simple = (base: fc.Arbitrary<string>) =>
     fc.tuple(fc.constantFrom(...prefixes), base).map(([p, c]) => p + c)

@@ -70,17 +70,6 @@ function shellPatternWarnings(resolved: ResolvedPolicy, rule: RuleSpec): PolicyI
         )
       )
     }
-    if (rule.decision === 'allow' && /^[A-Za-z_][A-Za-z0-9_]*=/.test(p)) {
-      out.push(
-        warning(
-          resolved,
-          where,
-          `allow pattern "${p}" starts with an assignment, but leading assignments are not part ` +
-            'of the command, so it can never match',
-          'match the command without the assignment (CI=1 npm test is matched as npm test)'
-        )
-      )
-    }
     if (rule.decision === 'deny' && literal && !p.includes('=')) {
       out.push(
         warning(

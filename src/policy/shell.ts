@@ -121,6 +121,11 @@ class Analyzer {
       this.problem('too-complex', text, `commands nested more than ${MAX_DEPTH} levels deep`)
       return
     }
+    if (SPLIT_SUBSTITUTION.test(text)) {
+      // bash removes `\⏎` before it reads `$(`, `${`, `<(`: "$\⏎(cmd)" runs cmd
+      this.problem('unparsable', text, 'a line continuation inside "$(", "${", "<(" or ">("')
+      return
+    }
     let source = text
     for (let repairs = 0; ; repairs++) {
       const tree = this.parser.parse(source)
@@ -165,6 +170,29 @@ class Analyzer {
       case 'command':
         this.command(node, ctx)
         return
+      case 'redirected_statement': {
+        const trailing: Node[] = []
+        for (const redirect of node.children) {
+          if (redirect.type !== 'heredoc_redirect') continue
+          for (let i = 0; i < redirect.childCount; i++) {
+            const child = redirect.child(i)
+            if (child !== null && redirect.fieldNameForChild(i) === 'argument') trailing.push(child)
+          }
+        }
+        const body = node.childForFieldName('body')
+        if (trailing.length > 0) {
+          if (body?.type !== 'command') {
+            this.problem('unparsable', node.text, 'words after a heredoc of a compound command')
+            return
+          }
+          // the heredoc's own walk skips them (see heredoc_redirect)
+          this.command(body, ctx, trailing)
+          for (const child of node.children) if (!child.equals(body)) this.walk(child, ctx)
+          return
+        }
+        this.walkChildren(node, ctx)
+        return
+      }
       case 'declaration_command':
       case 'unset_command':
         this.declaration(node, ctx)
@@ -197,11 +225,27 @@ class Analyzer {
         if (body !== null) this.walk(body, ctx)
         return
       }
+      case 'process_substitution':
+        if (heredocInComplexSubstitution(node)) {
+          this.problem('unparsable', node.text, HEREDOC_IN_SUBSTITUTION)
+          return
+        }
+        this.walkChildren(node, ctx)
+        return
       case 'command_substitution': {
+        if (node.text.startsWith('$(') && heredocInComplexSubstitution(node)) {
+          this.problem('unparsable', node.text, HEREDOC_IN_SUBSTITUTION)
+          return
+        }
         // Inside backquotes bash removes the backslash of \$ \` \\ (and \" within "..."),
         // then parses the text: `echo \`id\`` runs id. tree-sitter does not; parse it here.
         const inDoubleQuotes = node.parent?.type === 'string'
         const inner = node.text.slice(1, -1)
+        if (node.text.startsWith('`') && closingBackquote(node.text) !== node.text.length - 1) {
+          // bash ends `...` at the first unescaped backquote, quotes or not; tree-sitter did not
+          this.problem('unparsable', node.text, 'the command is read differently by bash')
+          return
+        }
         if (node.text.startsWith('`') && (inDoubleQuotes ? /\\[$`\\"]/ : /\\[$`\\]/).test(inner)) {
           this.script(unescapeBackticks(inner, inDoubleQuotes), ctx.depth + 1, ctx.via)
         } else {
@@ -210,11 +254,34 @@ class Analyzer {
         return
       }
       case 'heredoc_redirect': {
+        const divergence = heredocDivergence(node, ctx.source)
+        if (divergence !== undefined) {
+          this.problem('unparsable', node.text, divergence)
+          return
+        }
         // a quoted delimiter (<<'EOF', <<"EOF", <<\EOF) makes the body literal
         const start = node.children.find((c) => c.type === 'heredoc_start')
         const quoted = start !== undefined && /['"\\]/.test(start.text)
-        for (const child of node.children) {
-          if (child.type === 'heredoc_body' && quoted) continue
+        const body = node.children.find((c) => c.type === 'heredoc_body')
+        if (!quoted && body !== undefined && hasLineContinuation(body.text)) {
+          // bash joins the lines before it looks for substitutions (`$\⏎(cmd)` runs cmd)
+          this.problem(
+            'unparsable',
+            node.text,
+            'a line continuation (\\ at the end of a line) in a heredoc: quote the delimiter ' +
+              "(<<'EOF') for literal text"
+          )
+          return
+        }
+        for (let i = 0; i < node.childCount; i++) {
+          const child = node.child(i)
+          if (child === null || (child.type === 'heredoc_body' && quoted)) continue
+          if (
+            node.fieldNameForChild(i) === 'argument' &&
+            node.parent?.type === 'redirected_statement'
+          ) {
+            continue
+          }
           this.walk(child, ctx)
         }
         return
@@ -276,7 +343,7 @@ class Analyzer {
     }
   }
 
-  private command(node: Node, ctx: Context): void {
+  private command(node: Node, ctx: Context, trailing: Node[] = []): void {
     const assignments: string[] = []
     const parts: Array<{ node: Node; word: ShellWord }> = []
     for (let i = 0; i < node.childCount; i++) {
@@ -297,6 +364,11 @@ class Analyzer {
         this.walk(child, ctx)
       }
     }
+    // words after a heredoc operator (`cmd <<EOF arg`), which tree-sitter files under it
+    for (const extra of trailing) {
+      parts.push({ node: extra, word: evalWord(extra) })
+      this.walk(extra, ctx)
+    }
     // tree-sitter treats `\<newline>` as blank space, bash joins the two sides into one word
     const source = ctx.source
     const words: ShellWord[] = []
@@ -305,7 +377,8 @@ class Analyzer {
       const gap =
         previous === undefined ? '' : source.slice(previous.endIndex, part.node.startIndex)
       const last = words[words.length - 1]
-      if (last !== undefined && gap.length > 0 && /^(?:\\\r?\n)+$/.test(gap)) {
+      // adjacent pieces are one word to bash (`''\\a` is `a`), tree-sitter may split them
+      if (last !== undefined && previous !== undefined && /^(?:\\\r?\n)*$/.test(gap)) {
         words[words.length - 1] = joinWords([last, part.word])
       } else {
         words.push(part.word)
@@ -437,6 +510,9 @@ const MAX_REPAIRS = 4
 /** Nodes whose children are the words of one simple command (or one redirection). */
 const ONE_LINE = new Set(['command', 'declaration_command', 'unset_command', 'file_redirect'])
 
+/** Nodes whose children do not cover their text (quoted strings, heredoc bodies). */
+const TEXT_NODES = new Set(['string', 'heredoc_body', 'heredoc_redirect', 'translated_string'])
+
 /**
  * Where tree-sitter read one simple command across an unescaped line break (it does, e.g. for
  * `a | b | c⏎d > f`): the offsets of those line breaks, or `bad` for other stray text between
@@ -448,6 +524,17 @@ function lineSplits(root: Node, source: string): number[] | 'bad' {
   while (stack.length > 0) {
     const node = stack.pop() as Node
     const children = node.children
+    if (!TEXT_NODES.has(node.type)) {
+      // between the parts of anything else bash sees blanks, line breaks and comments only:
+      // an escaped tab (`cmd \<tab>`) that tree-sitter skipped is an argument to bash
+      for (let i = 1; i < children.length; i++) {
+        const gap = source.slice(
+          (children[i - 1] as Node).endIndex,
+          (children[i] as Node).startIndex
+        )
+        if (/\\(?!\r?\n)/.test(gap)) return 'bad'
+      }
+    }
     if (ONE_LINE.has(node.type)) {
       for (let i = 1; i < children.length; i++) {
         const start = (children[i - 1] as Node).endIndex
@@ -463,6 +550,36 @@ function lineSplits(root: Node, source: string): number[] | 'bad' {
   return [...new Set(splits)]
 }
 
+/**
+ * Why bash would end this heredoc on another line than tree-sitter did, if it would. bash ends a
+ * heredoc at the first line that is exactly the delimiter (after leading tabs for `<<-`);
+ * tree-sitter also ends it at a line that only starts with it (`EOF ; cmd '$(x)'`), which would
+ * hide commands bash runs.
+ */
+function heredocDivergence(node: Node, source: string): string | undefined {
+  const children = node.children
+  const start = children.find((c) => c.type === 'heredoc_start')
+  const end = children.find((c) => c.type === 'heredoc_end')
+  if (start === undefined || end === undefined) return 'a heredoc without its end line'
+  const stripTabs = children.some((c) => !c.isNamed && c.type === '<<-')
+  const delimiter = start.text.replace(/\\(.)|['"]/g, '$1')
+  const lineStart = source.lastIndexOf('\n', end.startIndex - 1) + 1
+  const lineEnd = source.indexOf('\n', end.endIndex)
+  let endLine = source.slice(lineStart, lineEnd < 0 ? source.length : lineEnd)
+  if (stripTabs) endLine = endLine.replace(/^\t+/, '')
+  if (end.text !== delimiter || endLine !== delimiter) {
+    return `bash would not end the heredoc at "${endLine.replace(/\r/g, '\\r')}"`
+  }
+  const body = children.find((c) => c.type === 'heredoc_body')
+  const bodyText = body === undefined ? '' : source.slice(body.startIndex, lineStart)
+  for (const line of bodyText.split('\n')) {
+    if ((stripTabs ? line.replace(/^\t+/, '') : line) === delimiter) {
+      return `bash would end the heredoc earlier, at "${delimiter}"`
+    }
+  }
+  return undefined
+}
+
 /** Leaf node types whose text bash may still expand (see `unparsedText`). */
 const UNPARSED_TEXT = new Set([
   'word',
@@ -473,17 +590,78 @@ const UNPARSED_TEXT = new Set([
   'heredoc_body'
 ])
 
+const HEREDOC_IN_SUBSTITUTION =
+  'bash 5.2 misreads heredocs inside $(...) and <(...) unless the substitution is one command ' +
+  '(it drops a following ";" and runs other commands)'
+
+/**
+ * A heredoc in a substitution that is more than one simple command. bash 5.2 reprints such a
+ * substitution before running it and gets it wrong: `$(a <<E ... ⏎ b | c ; d)` runs `c d`.
+ * `"$(cat <<'EOF' ... EOF)"` stays fine.
+ */
+function heredocInComplexSubstitution(node: Node): boolean {
+  let heredoc = false
+  const stack = [...node.children]
+  while (stack.length > 0 && !heredoc) {
+    const n = stack.pop() as Node
+    if (n.type === 'heredoc_redirect') heredoc = true
+    stack.push(...n.children)
+  }
+  if (!heredoc) return false
+  // one statement, also inside { } or ( ): `$( { cat <<EOF ... } )`
+  let scope: Node = node
+  for (;;) {
+    const statements = scope.namedChildren.filter((c) => c.type !== 'comment')
+    const only = statements[0]
+    if (statements.length !== 1 || only === undefined) return true
+    if (only.type === 'compound_statement' || only.type === 'subshell') {
+      scope = only
+      continue
+    }
+    if (only.type === 'command') return false
+    if (only.type !== 'redirected_statement') return true
+    return only.childForFieldName('body')?.type !== 'command'
+  }
+}
+
+/** `$`, `<` or `>` and the bracket after it split by line continuations. */
+const SPLIT_SUBSTITUTION = /[$<>](?:\\\r?\n)+[({[]/
+
+/** A backslash-newline that is not itself escaped. */
+function hasLineContinuation(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    if (text[i] !== '\\') continue
+    if (text[i + 1] === '\n' || (text[i + 1] === '\r' && text[i + 2] === '\n')) return true
+    i++
+  }
+  return false
+}
+
+/** The index of the backquote that ends the one at index 0, as bash finds it; -1 if none. */
+function closingBackquote(text: string): number {
+  for (let i = 1; i < text.length; i++) {
+    if (text[i] === '\\') i++
+    else if (text[i] === '`') return i
+  }
+  return -1
+}
+
 /** Inside backquotes, a backslash escapes only $, ` and \\ (and " within double quotes). */
 function unescapeBackticks(text: string, inDoubleQuotes = false): string {
   return text.replace(inDoubleQuotes ? /\\([$`\\"])/g : /\\([$`\\])/g, '$1')
 }
 
-/** An unescaped blank or operator character: bash never has one inside an unquoted word. */
+/**
+ * An unescaped blank or operator character: bash never has one inside an unquoted word.
+ * Backquoted text (which tree-sitter leaves inside words such as `${x:-`a b`}`) is skipped.
+ */
 function hasUnquotedMetacharacter(raw: string): boolean {
+  let backquoted = false
   for (let i = 0; i < raw.length; i++) {
     const c = raw[i] as string
     if (c === '\\') i++
-    else if (' \t\n;&|<>()'.includes(c)) return true
+    else if (c === '`') backquoted = !backquoted
+    else if (!backquoted && ' \t\n;&|<>()'.includes(c)) return true
   }
   return false
 }
@@ -598,17 +776,20 @@ function unquotedWord(raw: string): ShellWord {
 }
 
 function doubleQuoted(node: Node): ShellWord {
+  // tree-sitter drops line breaks between the children of a string: read the text itself
+  const raw = node.text
+  const base = node.startIndex
   const parts: ShellWord[] = []
-  for (const child of node.children) {
-    if (!child.isNamed) {
-      if (child.type === '"') continue
-      parts.push(literalWord(child.text))
-    } else if (child.type === 'string_content') {
-      parts.push(literalWord(unescapeDoubleQuoted(child.text)))
-    } else {
-      parts.push(dynamicWord(child.text))
-    }
+  let at = 1
+  for (const child of node.namedChildren) {
+    if (child.type === 'string_content') continue
+    const from = child.startIndex - base
+    if (from > at) parts.push(literalWord(unescapeDoubleQuoted(raw.slice(at, from))))
+    parts.push(dynamicWord(child.text))
+    at = child.endIndex - base
   }
+  const end = raw.endsWith('"') && raw.length > 1 ? raw.length - 1 : raw.length
+  if (end > at) parts.push(literalWord(unescapeDoubleQuoted(raw.slice(at, end))))
   const word = joinWords(parts)
   return { ...word, tilde: false }
 }
