@@ -15,6 +15,7 @@ import { analyzeShell } from '../../src/policy/shell.js'
 import { tempWorkspace } from './helpers.js'
 
 const BASH = ['/usr/bin/bash', '/bin/bash'].find((p) => existsSync(p))
+const TIMEOUT = ['/usr/bin/timeout', '/bin/timeout'].find((p) => existsSync(p)) ?? 'timeout'
 const describeWithBash = BASH === undefined ? describe.skip : describe
 
 let ws: ReturnType<typeof tempWorkspace>
@@ -37,11 +38,13 @@ afterAll(() => ws.cleanup())
 function bashRuns(commandLine: string): string[][] {
   const dir = mkdtempSync(path.join(ws.dir, 'argv-'))
   try {
-    spawnSync(BASH as string, ['-c', commandLine], {
+    // GNU timeout runs bash in a process group of its own and kills the whole group: a generated
+    // command that forks (pipelines, `&`, recursive functions) leaves nothing behind.
+    spawnSync(TIMEOUT, ['-s', 'KILL', '2', BASH as string, '-c', commandLine], {
       env: { ...env, ARGV_DIR: dir },
       cwd: ws.dir,
       stdio: 'ignore',
-      timeout: 2000,
+      timeout: 5000,
       killSignal: 'SIGKILL'
     })
     // bash does not wait for <(...): a record may still be empty (one write fills it)
