@@ -14,8 +14,9 @@ import {
   compilePathGlob,
   inside,
   PathError,
-  pathGlobMatches,
+  pathGlobMatchesSubject,
   realDirectory,
+  subjectPath,
   resolveRequestPath,
   type PathGlob
 } from './paths.js'
@@ -203,6 +204,9 @@ export class PolicyEngine implements Policy {
   readonly presets: readonly PresetName[]
   private readonly lexicalRoot: string
   private readonly realRoot: string
+  /** The rules of each matcher, in policy order (decide() must not filter 500 rules a call). */
+  private readonly byMatcher = new Map<MatcherKey, CompiledRule[]>()
+  private readonly ruleIds: ReadonlySet<string>
 
   constructor(options: EngineOptions) {
     this.source = options.source
@@ -214,10 +218,16 @@ export class PolicyEngine implements Policy {
     this.presets = options.presets ?? []
     this.lexicalRoot = path.resolve(options.workingDirectory)
     this.realRoot = realDirectory(options.workingDirectory)
+    for (const rule of this.rules) {
+      const list = this.byMatcher.get(rule.matcher)
+      if (list === undefined) this.byMatcher.set(rule.matcher, [rule])
+      else list.push(rule)
+    }
+    this.ruleIds = new Set(this.rules.map((r) => r.id))
   }
 
-  private rulesFor(matcher: MatcherKey): CompiledRule[] {
-    return this.rules.filter((r) => r.matcher === matcher)
+  private rulesFor(matcher: MatcherKey): readonly CompiledRule[] {
+    return this.byMatcher.get(matcher) ?? []
   }
 
   decide(request: PermissionRequest): Decision {
@@ -295,12 +305,13 @@ export class PolicyEngine implements Policy {
   private match(
     matcher: MatcherKey,
     test: (rule: CompiledRule) => boolean,
-    fallback?: () => Verdicts | undefined
+    fallback?: () => Verdicts | undefined,
+    candidates: readonly CompiledRule[] = this.rulesFor(matcher)
   ): Verdicts {
     let deny: CompiledRule | undefined
     let allow: CompiledRule | undefined
     const matched: string[] = []
-    for (const rule of this.rulesFor(matcher)) {
+    for (const rule of candidates) {
       if (!test(rule)) continue
       matched.push(rule.id)
       if (rule.decision === 'deny') deny ??= rule
@@ -345,6 +356,8 @@ export class PolicyEngine implements Policy {
     let deny: CompiledRule | undefined
     let allow: CompiledRule | undefined
     const matched: string[] = []
+    const lexicalPath = subjectPath(lexical, lexicalRoot)
+    const realPaths = real.map((r) => subjectPath(r, realRoot))
     for (const rule of this.rulesFor(matcher)) {
       if (rule.matcher !== 'write' && rule.matcher !== 'read') continue
       let hit: boolean
@@ -352,13 +365,13 @@ export class PolicyEngine implements Policy {
         // deny when any reading of the path matches
         hit = rule.paths.some(
           (g) =>
-            pathGlobMatches(g, lexical, lexicalRoot) ||
-            real.some((r) => pathGlobMatches(g, r, realRoot))
+            pathGlobMatchesSubject(g, lexicalPath) ||
+            realPaths.some((r) => pathGlobMatchesSubject(g, r))
         )
         if (hit) deny ??= rule
       } else {
         // allow only when where the write really lands matches
-        hit = real.every((r) => rule.paths.some((g) => pathGlobMatches(g, r, realRoot)))
+        hit = realPaths.every((r) => rule.paths.some((g) => pathGlobMatchesSubject(g, r)))
         if (hit) allow ??= rule
       }
       if (hit) matched.push(rule.id)
@@ -446,7 +459,7 @@ export class PolicyEngine implements Policy {
         reason: 'no command found'
       })
     }
-    const denied = decidingDenial(segments, this.rules)
+    const denied = decidingDenial(segments, this.ruleIds)
     if (denied !== undefined) {
       const decision: Decision = { decision: 'deny', rule: denied.rule, kind, subject, segments }
       if (denied.reason !== undefined) decision.reason = denied.reason
@@ -536,18 +549,45 @@ export class PolicyEngine implements Policy {
       ? [command.text, withBase(command.text), withAssignments(command.text)]
       : []
     const denyPrefixes = literal ? [] : [known, withBase(known), withAssignments(known)]
-    return this.match('shell', (rule) => {
-      if (rule.matcher !== 'shell') return false
-      // Variables set for a command steer what it does (GIT_EXTERNAL_DIFF=cmd git diff,
-      // NODE_OPTIONS=--require=x npm test): an allow rule must name them too.
-      if (rule.decision === 'allow') return rule.globs.some((g) => globMatches(g, allowText))
-      return rule.globs.some(
-        (g) =>
-          denyTexts.some((t) => t !== undefined && globMatches(g, t)) ||
-          denyPrefixes.some((t) => t !== undefined && globMayMatchPrefix(g, t)) ||
-          command.assignments.some((a) => globMatches(g, a))
+    return this.match(
+      'shell',
+      (rule) => {
+        if (rule.matcher !== 'shell') return false
+        // Variables set for a command steer what it does (GIT_EXTERNAL_DIFF=cmd git diff,
+        // NODE_OPTIONS=--require=x npm test): an allow rule must name them too.
+        if (rule.decision === 'allow') return rule.globs.some((g) => globMatches(g, allowText))
+        return rule.globs.some(
+          (g) =>
+            denyTexts.some((t) => t !== undefined && globMatches(g, t)) ||
+            denyPrefixes.some((t) => t !== undefined && globMayMatchPrefix(g, t)) ||
+            command.assignments.some((a) => globMatches(g, a))
+        )
+      },
+      undefined,
+      this.shellCandidates(allowText)
+    )
+  }
+
+  private readonly shellBuckets = new Map<string, CompiledRule[]>()
+
+  /**
+   * The shell rules that can match a command whose allow text is `text`, in policy order: every
+   * deny rule (they also test other spellings of the command), and the allow rules with a glob
+   * that starts with a star or with the text's first character (`globMatches` needs that prefix).
+   */
+  private shellCandidates(text: string): readonly CompiledRule[] {
+    const key = text.charAt(0)
+    let bucket = this.shellBuckets.get(key)
+    if (bucket === undefined) {
+      bucket = this.rulesFor('shell').filter(
+        (r) =>
+          r.matcher === 'shell' &&
+          (r.decision === 'deny' ||
+            r.globs.some((g) => g.parts[0] === '' || (g.parts[0] as string).charAt(0) === key))
       )
-    })
+      this.shellBuckets.set(key, bucket)
+    }
+    return bucket
   }
 
   /** The directories relative write targets may resolve against; undefined when unknown. */
@@ -616,10 +656,9 @@ export class PolicyEngine implements Policy {
  */
 function decidingDenial(
   segments: SegmentDecision[],
-  rules: readonly CompiledRule[]
+  ruleIds: ReadonlySet<string>
 ): SegmentDecision | undefined {
   const denied = segments.filter((s) => s.decision === 'deny')
-  const ruleIds = new Set(rules.map((r) => r.id))
   return (
     denied.find((s) => ruleIds.has(s.rule)) ?? denied.find((s) => s.rule !== 'default') ?? denied[0]
   )

@@ -82,7 +82,8 @@ export function resolveRequestPath(requested: string, workingDirectory: string):
   const base = path.resolve(workingDirectory)
   const lexical = path.resolve(base, requested)
   const joined = path.isAbsolute(requested) ? requested : `${base}/${requested}`
-  const real = new Set([physicalPath(lexical), physicalPath(joined)])
+  const physical = physicalPath(lexical)
+  const real = new Set([physical, joined === lexical ? physical : physicalPath(joined)])
   return { lexical, real: [...real] }
 }
 
@@ -124,6 +125,36 @@ export function compilePathGlob(source: string): PathGlob {
     }
   }
   return { source, absolute, matchers }
+}
+
+/** A path as globs see it: absolute, and relative to the root (`.` for the root) when inside. */
+export interface SubjectPath {
+  absolute: string
+  relative: string | undefined
+}
+
+/**
+ * `inside` for paths that are absolute and normalized (path.resolve, physicalPath, realpath
+ * output): a prefix test instead of path.relative, which resolves both paths again.
+ */
+function insideNormalized(dir: string, p: string): string | undefined {
+  if (process.platform === 'win32') return inside(dir, p)
+  if (p === dir) return ''
+  const prefix = dir.endsWith('/') ? dir : `${dir}/`
+  return p.startsWith(prefix) ? p.slice(prefix.length) : undefined
+}
+
+/** `p` and `root` must be absolute and normalized. */
+export function subjectPath(p: string, root: string): SubjectPath {
+  const rel = insideNormalized(root, p)
+  return { absolute: p, relative: rel === '' ? '.' : rel }
+}
+
+/** pathGlobMatches with the relative path computed once for every glob. */
+export function pathGlobMatchesSubject(glob: PathGlob, p: SubjectPath): boolean {
+  if (glob.absolute) return glob.matchers.some((m) => m(p.absolute))
+  const subject = p.relative
+  return subject !== undefined && glob.matchers.some((m) => m(subject))
 }
 
 /**
