@@ -87,6 +87,7 @@ async function runWith(env: NodeJS.ProcessEnv, signal: AbortSignal): Promise<Run
   let outcome: RunOutcome = { status: 'failed', sessionId: null, summary: null }
   let cli: CliProcess | undefined
   let connection: Connection | undefined
+  let connected = false
   try {
     const policy = await core.group('Policy', async () => {
       const loaded = await loadPolicy({
@@ -125,7 +126,7 @@ async function runWith(env: NodeJS.ProcessEnv, signal: AbortSignal): Promise<Run
         signal
       })
     )
-    report.setCliVersion(executable.version)
+    if (executable.version) report.setCliVersion(executable.version)
     cli = new CliProcess({
       executable: executable.path,
       home: path.join(settings.tempDir, 'copilot-home'),
@@ -134,9 +135,10 @@ async function runWith(env: NodeJS.ProcessEnv, signal: AbortSignal): Promise<Run
     const process_ = cli
     connection = new Connection(cli)
     const hello = await connection.handshake()
+    connected = true
     if (hello.version) report.setCliVersion(hello.version)
     core.info(
-      `Connected to Copilot CLI ${hello.version ?? executable.version} (protocol ${hello.protocolVersion})`
+      `Connected to Copilot CLI ${hello.version ?? executable.version ?? '(version not reported)'} (protocol ${hello.protocolVersion})`
     )
 
     const cliExited = process_.exited.then(
@@ -176,6 +178,9 @@ async function runWith(env: NodeJS.ProcessEnv, signal: AbortSignal): Promise<Run
     let message = messageOf(error)
     if (cli && cli.hasExited && !(error instanceof UserError)) {
       message += `\nLast stderr lines of the Copilot CLI:\n${cli.lastStderr(15).join('\n')}`
+      if (settings.cliPath && !connected) {
+        message += `\nThe executable at 'cli-path' (${settings.cliPath}) did not run as the Copilot CLI: fix 'cli-path', or remove it to let the action install 'cli-version'.`
+      }
     }
     outcome = {
       ...outcome,

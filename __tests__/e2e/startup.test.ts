@@ -103,6 +103,7 @@ describe('startup', () => {
     expect(result.outputs.status).toBe('failed')
     expect(result.report!.error?.message).toMatch(/exited.*code 3/)
     expect(result.report!.error?.message).toContain('could not open the session store')
+    expect(result.report!.error?.message).toMatch(/fix 'cli-path'/)
   })
 
   it('mode check-policy validates and tests the policy without starting the CLI', async () => {

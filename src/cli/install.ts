@@ -15,8 +15,8 @@ const run = promisify(execFile)
 export interface CliExecutable {
   /** The file to spawn. */
   path: string
-  /** What `--version` printed, e.g. `1.0.102`. */
-  version: string
+  /** The version when known before the launch (installed or cached); the handshake tells otherwise. */
+  version: string | null
 }
 
 const TOOL_NAME = 'copilot-cli'
@@ -63,16 +63,18 @@ export interface LocateOptions {
 }
 
 export async function locateCli(options: LocateOptions): Promise<CliExecutable> {
+  // No `--version` run before the launch (it costs 80–190 ms of startup): the handshake reports
+  // the version, and a cli-path that does not start is reported with its stderr.
   if (options.cliPath) {
-    const version = await versionOf(options.cliPath)
-    options.log(`Using the Copilot CLI at ${options.cliPath} (version ${version})`)
-    return { path: options.cliPath, version }
+    options.log(`Using the Copilot CLI at ${options.cliPath}`)
+    return { path: options.cliPath, version: null }
   }
   const cached = tc.find(TOOL_NAME, options.cliVersion)
   const cachedExecutable = cached ? executableIn(cached) : undefined
   if (cachedExecutable) {
+    // cached under its version after `--version` confirmed it at install time
     options.log(`Using the Copilot CLI ${options.cliVersion} from the tool cache`)
-    return { path: cachedExecutable, version: await versionOf(cachedExecutable) }
+    return { path: cachedExecutable, version: options.cliVersion }
   }
   options.log(`Installing @github/copilot@${options.cliVersion} into the tool cache`)
   const prefix = fs.mkdtempSync(path.join(process.env.RUNNER_TEMP || os.tmpdir(), 'copilot-cli-'))
