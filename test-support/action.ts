@@ -153,11 +153,6 @@ export async function runAction(options: RunActionOptions): Promise<ActionResult
     reportPath && fs.existsSync(reportPath)
       ? (JSON.parse(fs.readFileSync(reportPath, 'utf8')) as Report)
       : undefined
-  const cliPids: number[] = []
-  for (const entryName of fs.readdirSync(workspace.runnerTemp)) {
-    const pidFile = path.join(workspace.runnerTemp, entryName, 'copilot-home', 'cli.pid')
-    if (fs.existsSync(pidFile)) cliPids.push(Number(fs.readFileSync(pidFile, 'utf8')))
-  }
   return {
     exitCode,
     stdout,
@@ -165,8 +160,18 @@ export async function runAction(options: RunActionOptions): Promise<ActionResult
     outputs,
     summary: fs.readFileSync(summaryFile, 'utf8'),
     report,
-    cliPids
+    cliPids: cliPids(workspace)
   }
+}
+
+/** PIDs of the Copilot CLIs started so far by runs in this workspace (their cli.pid files). */
+export function cliPids(workspace: Workspace): number[] {
+  return fs
+    .readdirSync(workspace.runnerTemp)
+    .map((entry) => path.join(workspace.runnerTemp, entry, 'copilot-home', 'cli.pid'))
+    .filter((file) => fs.existsSync(file))
+    .map((file) => Number(fs.readFileSync(file, 'utf8')))
+    .filter((pid) => pid > 0)
 }
 
 /** True when a process (or, with `group`, any process of its group) is still alive. */

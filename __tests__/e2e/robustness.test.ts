@@ -2,10 +2,9 @@
  * End to end with the real CLI: shell commands through the session, and runs that end badly —
  * every one must still end with a report, outputs and the summary, and leave no process behind.
  */
-import fs from 'node:fs'
-import path from 'node:path'
 import { startModelServer, type ModelServer, type Script } from '../../test-support/model-server.js'
 import {
+  cliPids,
   EXAMPLE_POLICY,
   isAlive,
   makeWorkspace,
@@ -51,14 +50,6 @@ async function runWith(
   })
   expect(await waitGone(result.cliPids)).toEqual([])
   return result
-}
-
-function cliPidOf(ws: Workspace): number | undefined {
-  for (const entry of fs.readdirSync(ws.runnerTemp)) {
-    const file = path.join(ws.runnerTemp, entry, 'copilot-home', 'cli.pid')
-    if (fs.existsSync(file)) return Number(fs.readFileSync(file, 'utf8'))
-  }
-  return undefined
 }
 
 describe('setup and verify commands', () => {
@@ -192,7 +183,7 @@ describe('runs that end badly still end with a report', () => {
       {
         onSpawn: (child) => {
           const timer = setInterval(() => {
-            const pid = cliPidOf(workspace)
+            const [pid] = cliPids(workspace)
             if ((model?.requests.length ?? 0) > 0 && pid && isAlive(pid)) {
               clearInterval(timer)
               process.kill(pid, 'SIGKILL')

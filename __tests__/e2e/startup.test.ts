@@ -5,6 +5,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import {
+  cliPids,
   makeWorkspace,
   ROOT,
   runAction,
@@ -19,15 +20,6 @@ beforeEach(() => {
 afterEach(() => workspace.cleanup())
 
 const STUB = path.join(ROOT, 'test-support', 'stub-cli.mjs')
-
-function cliPids(ws: Workspace): number[] {
-  return fs
-    .readdirSync(ws.runnerTemp)
-    .map((entry) => path.join(ws.runnerTemp, entry, 'copilot-home', 'cli.pid'))
-    .filter((file) => fs.existsSync(file))
-    .map((file) => Number(fs.readFileSync(file, 'utf8')))
-    .filter((pid) => pid > 0)
-}
 
 describe('startup', () => {
   it('fails before starting the CLI when there is no credential at all', async () => {
