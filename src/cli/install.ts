@@ -28,7 +28,7 @@ function platformPackage(): string {
 }
 
 /** The executable inside an npm prefix that holds @github/copilot. */
-export function executableIn(prefix: string): string | undefined {
+function executableIn(prefix: string): string | undefined {
   const binary = path.join(
     prefix,
     'node_modules',
@@ -40,7 +40,7 @@ export function executableIn(prefix: string): string | undefined {
   return fs.existsSync(loader) ? loader : undefined
 }
 
-export async function versionOf(executable: string): Promise<string> {
+async function versionOf(executable: string): Promise<string> {
   try {
     const { stdout } = await run(executable, ['--version'], { timeout: 60_000 })
     const match = /(\d+\.\d+\.\d+(?:-[\w.]+)?)/.exec(stdout)

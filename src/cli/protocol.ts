@@ -224,13 +224,8 @@ export function dataOf<T extends KnownEventType>(
 }
 
 // ---------------------------------------------------------------------------------------------
-// Top-level shell notifications (present on some CLI versions only)
+// Top-level shell notification (present on some CLI versions only; output is read from files)
 
-export const ShellOutputNotification = z.looseObject({
-  processId: z.union([z.string(), z.number()]).transform(String),
-  stream: z.string().optional(),
-  data: z.string().default('')
-})
 export const ShellExitNotification = z.looseObject({
   processId: z.union([z.string(), z.number()]).transform(String),
   exitCode: z.number().nullable().optional()
