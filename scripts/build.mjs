@@ -5,6 +5,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { createRequire } from 'node:module'
+import * as esbuild from 'esbuild'
 
 const require = createRequire(import.meta.url)
 const root = path.dirname(path.dirname(new URL(import.meta.url).pathname))
@@ -12,8 +13,8 @@ const dist = path.join(root, 'dist')
 const ncc = path.join(root, 'node_modules', '@vercel', 'ncc', 'dist', 'ncc', 'cli.js')
 
 const entries = [
-  { src: 'src/index.ts', out: 'index.js' },
-  { src: 'src/policy-cli.ts', out: 'cli.js', optional: true }
+  { src: 'src/index.ts', out: 'index.js', licenses: 'licenses.txt' },
+  { src: 'src/policy-cli.ts', out: 'cli.js', licenses: 'cli-licenses.txt', optional: true }
 ]
 
 fs.rmSync(dist, { recursive: true, force: true })
@@ -30,7 +31,7 @@ for (const entry of entries) {
       '-o',
       outDir,
       '--license',
-      'licenses.txt',
+      entry.licenses,
       // minified: half the size, and faster to load (bench/: `npm run bench`)
       '--minify',
       '--quiet',
@@ -42,13 +43,38 @@ for (const entry of entries) {
       stdio: 'inherit'
     }
   )
-  for (const file of fs.readdirSync(outDir)) {
-    const target = file === 'index.js' ? entry.out : file
-    fs.copyFileSync(path.join(outDir, file), path.join(dist, target))
+  // Besides index.js, ncc writes the chunks of dynamic imports (`<id>.index.js`, loaded by name
+  // from the entry: src/index.ts starts the CLI, then imports the rest) and assets.
+  const files = fs.readdirSync(outDir)
+  const scripts = files.filter((file) => file.endsWith('.js'))
+  const codeOf = new Map(
+    scripts.map((file) => [file, fs.readFileSync(path.join(outDir, file), 'utf8')])
+  )
+  patchBuiltinImport(entry.src, codeOf)
+  for (const file of files) {
+    const source = path.join(outDir, file)
+    let content = codeOf.get(file) ?? fs.readFileSync(source)
+    // ncc minifies the entry only; its chunks are minified here, the same way.
+    if (file !== 'index.js' && typeof content === 'string') content = await minify(content)
+    const target = path.join(dist, file === 'index.js' ? entry.out : file)
+    // Two entries must not write different files under one name.
+    if (fs.existsSync(target) && !fs.readFileSync(target).equals(Buffer.from(content)))
+      throw new Error(`${entry.src}: ncc wrote ${file}, which another entry wrote differently`)
+    fs.writeFileSync(target, content)
   }
-  patchBuiltinImport(path.join(dist, entry.out))
   fs.rmSync(outDir, { recursive: true, force: true })
 }
+
+async function minify(code) {
+  const result = await esbuild.transform(code, {
+    minify: true,
+    format: 'esm',
+    target: 'es2022',
+    legalComments: 'none' // licenses.txt has them all
+  })
+  return result.code
+}
+
 /**
  * web-tree-sitter does `const { createRequire } = await import("module")`. webpack (inside ncc)
  * turns that into a namespace object of the builtin; because `require('module')` is a function,
@@ -58,31 +84,28 @@ for (const entry of entries) {
  * vary), and the webpack module it loads must be the builtin "module". Fails the build unless
  * it is found exactly once (a new ncc or web-tree-sitter must be looked at, not silently shipped).
  */
-function patchBuiltinImport(file) {
-  const code = fs.readFileSync(file, 'utf8')
-  // web-tree-sitter's own file name survives minification (it locates its .wasm by it)
-  if (!code.includes('web-tree-sitter.wasm')) return
+function patchBuiltinImport(entry, codeOf) {
   const pattern =
-    /const\s*\{\s*createRequire\s*(?::\s*([\w$]+)\s*)?\}\s*=\s*await\s+Promise\.resolve\(\s*(?:\/\*\s*import\(\)\s*\*\/\s*)?\)\.then\(\s*__nccwpck_require__\.t\.bind\(\s*__nccwpck_require__\s*,\s*(\d+)\s*,\s*\d+\s*\)\s*\)\s*;/g
-  const matches = [...code.matchAll(pattern)]
-  if (matches.length !== 1)
-    throw new Error(
-      `${file}: expected one bundled import("module") of web-tree-sitter, found ${matches.length}`
-    )
-  const [match] = matches
-  const [text, binding, id] = match
-  const builtin = new RegExp(
-    `(?:^|[^\\w$])${id}\\s*:[^}]{0,80}?__WEBPACK_EXTERNAL_createRequire\\(import\\.meta\\.url\\)\\("module"\\)`
+    /const\s*\{\s*createRequire\s*(?::\s*([\w$]+)\s*)?\}\s*=\s*await\s+Promise\.resolve\(\s*(?:\/\*\s*import\(\)\s*\*\/\s*)?\)\.then\(\s*(__nccwpck_require__|__webpack_require__)\.t\.bind\(\s*\2\s*,\s*(\d+)\s*,\s*\d+\s*\)\s*\)\s*;/g
+  const found = [...codeOf].flatMap(([file, code]) =>
+    [...code.matchAll(pattern)].map((match) => ({ file, code, match }))
   )
-  if (!builtin.test(code))
+  if (found.length !== 1)
     throw new Error(
-      `${file}: webpack module ${id} of web-tree-sitter's import is not the builtin "module"`
+      `${entry}: expected one bundled import("module") of web-tree-sitter, found ${found.length}`
+    )
+  const [{ file, code, match }] = found
+  const [text, binding, , id] = match
+  // The module it loads (defined in the entry, or in the same chunk) must be the builtin.
+  const builtin = new RegExp(
+    `(?:^|[^\\w$])${id}\\s*:[^}]{0,80}?\\(import\\.meta\\.url\\)\\("module"\\)`
+  )
+  if (![...codeOf.values()].some((other) => builtin.test(other)))
+    throw new Error(
+      `${entry}: webpack module ${id} of web-tree-sitter's import is not the builtin "module"`
     )
   const replacement = `const { createRequire${binding ? `: ${binding}` : ''} } = await import("module");`
-  fs.writeFileSync(
-    file,
-    code.slice(0, match.index) + replacement + code.slice(match.index + text.length)
-  )
+  codeOf.set(file, code.slice(0, match.index) + replacement + code.slice(match.index + text.length))
 }
 
 for (const wasm of [

@@ -6,9 +6,8 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import * as core from '@actions/core'
-import { locateCli } from './cli/install.js'
-import { CliProcess } from './cli/process.js'
-import { Connection } from './cli/connection.js'
+import type { EarlyLaunch } from './cli/early.js'
+import { CliStarter } from './cli/start.js'
 import { UserError, messageOf } from './errors.js'
 import { loadPolicy, runPolicyTests } from './policy/index.js'
 import { checkPolicy, testPolicy } from './policy/tool.js'
@@ -34,8 +33,14 @@ const log: Logger = {
   group: (name, work) => core.group(name, work)
 }
 
-/** Runs the action. Returns what it reported (for tests); sets the step's failure itself. */
-export async function run(env: NodeJS.ProcessEnv = process.env): Promise<RunResult> {
+/**
+ * Runs the action. Returns what it reported (for tests); sets the step's failure itself. `early`
+ * is the CLI process the entry started before loading this module (src/index.ts).
+ */
+export async function run(
+  env: NodeJS.ProcessEnv = process.env,
+  early?: EarlyLaunch
+): Promise<RunResult> {
   const cancel = new AbortController()
   const onSignal = (signal: NodeJS.Signals): void => {
     core.warning(`Received ${signal}: cancelling the run`)
@@ -43,19 +48,24 @@ export async function run(env: NodeJS.ProcessEnv = process.env): Promise<RunResu
   }
   process.on('SIGINT', onSignal)
   process.on('SIGTERM', onSignal)
+  early?.adopt()
   try {
-    return await runWith(env, cancel.signal)
+    return await runWith(env, cancel.signal, early)
   } finally {
     process.off('SIGINT', onSignal)
     process.off('SIGTERM', onSignal)
   }
 }
 
-async function runWith(env: NodeJS.ProcessEnv, signal: AbortSignal): Promise<RunResult> {
+async function runWith(
+  env: NodeJS.ProcessEnv,
+  signal: AbortSignal,
+  early: EarlyLaunch | undefined
+): Promise<RunResult> {
   const startedAt = new Date()
   let settings: Settings
   try {
-    settings = readSettings(envInputReader(env), env)
+    settings = early?.settings ?? readSettings(envInputReader(env), env)
   } catch (error) {
     core.setFailed(messageOf(error))
     return { report: null, outputs: {} }
@@ -65,8 +75,9 @@ async function runWith(env: NodeJS.ProcessEnv, signal: AbortSignal): Promise<Run
   const clean = (text: string): string => redact(text, settings.secrets)
   const link = runUrl(env)
   const comments = commentPublisher(settings, env)
-  if (comments) {
-    const working = await comments.publish(
+  // Posted while the policy loads and the CLI starts; the final comment waits for it.
+  const working = comments
+    ?.publish(
       renderWorking({
         startedAt: startedAt.toISOString(),
         runUrl: link,
@@ -74,8 +85,9 @@ async function runWith(env: NodeJS.ProcessEnv, signal: AbortSignal): Promise<Run
         secrets: settings.secrets
       })
     )
-    if (working.fallback) core.warning(working.fallback)
-  }
+    .then((result) => {
+      if (result.fallback) core.warning(result.fallback)
+    })
 
   const report = new ReportBuilder({
     startedAt: startedAt.toISOString(),
@@ -85,10 +97,17 @@ async function runWith(env: NodeJS.ProcessEnv, signal: AbortSignal): Promise<Run
     secrets: settings.secrets
   })
   let outcome: RunOutcome = { status: 'failed', sessionId: null, summary: null }
-  let cli: CliProcess | undefined
-  let connection: Connection | undefined
-  let connected = false
+  let cli: CliStarter | undefined
+  let stopped: Promise<unknown> | undefined
   try {
+    if (!settings.provider && !settings.copilotToken) {
+      throw new UserError(
+        "No credential for Copilot: set 'copilot-token' (a fine-grained PAT with the \"Copilot Requests\" permission, or a GitHub App token with copilot_requests: write), or leave 'github-token' at its default and grant the workflow 'permissions: copilot-requests: write' (the organization policy must allow Copilot CLI), or configure a BYOK provider."
+      )
+    }
+    // The CLI boots (~0.4 s) while the policy loads; no session exists before the policy has
+    // loaded and passed its own tests.
+    cli = new CliStarter({ settings, early, env, log: (line) => core.info(line), signal })
     const policy = await core.group('Policy', async () => {
       const loaded = await loadPolicy({
         path: settings.policyPath,
@@ -112,35 +131,12 @@ async function runWith(env: NodeJS.ProcessEnv, signal: AbortSignal): Promise<Run
     })
     report.setPolicy({ source: policy.source, builtIn: policy.builtIn })
 
-    if (!settings.provider && !settings.copilotToken) {
-      throw new UserError(
-        "No credential for Copilot: set 'copilot-token' (a fine-grained PAT with the \"Copilot Requests\" permission, or a GitHub App token with copilot_requests: write), or leave 'github-token' at its default and grant the workflow 'permissions: copilot-requests: write' (the organization policy must allow Copilot CLI), or configure a BYOK provider."
-      )
-    }
-
-    const executable = await core.group('Copilot CLI', () =>
-      locateCli({
-        cliPath: settings.cliPath,
-        cliVersion: settings.cliVersion,
-        log: (line) => core.info(line),
-        signal
-      })
-    )
-    if (executable.version) report.setCliVersion(executable.version)
-    cli = new CliProcess({
-      executable: executable.path,
-      home: path.join(settings.tempDir, 'copilot-home'),
-      args: core.isDebug() ? ['--log-level', 'debug'] : []
-    })
-    const process_ = cli
-    connection = new Connection(cli)
-    const hello = await connection.handshake()
-    connected = true
-    if (hello.version) report.setCliVersion(hello.version)
+    const started = await cli.started
+    if (started.version) report.setCliVersion(started.version)
     core.info(
-      `Connected to Copilot CLI ${hello.version ?? executable.version ?? '(version not reported)'} (protocol ${hello.protocolVersion})`
+      `Connected to Copilot CLI ${started.version ?? '(version not reported)'} (protocol ${started.protocolVersion})`
     )
-
+    const { process: process_, connection } = started
     const cliExited = process_.exited.then(
       (exit) =>
         `The Copilot CLI exited during the run (code ${exit.code ?? 'none'}, signal ${exit.signal ?? 'none'}). Last stderr lines:\n${clean(process_.lastStderr(15).join('\n'))}`
@@ -176,9 +172,10 @@ async function runWith(env: NodeJS.ProcessEnv, signal: AbortSignal): Promise<Run
   } catch (error) {
     const status: RunStatus = signal.aborted ? 'cancelled' : 'failed'
     let message = messageOf(error)
-    if (cli && cli.hasExited && !(error instanceof UserError)) {
-      message += `\nLast stderr lines of the Copilot CLI:\n${cli.lastStderr(15).join('\n')}`
-      if (settings.cliPath && !connected) {
+    const process_ = cli?.process
+    if (process_?.hasExited && !(error instanceof UserError)) {
+      message += `\nLast stderr lines of the Copilot CLI:\n${process_.lastStderr(15).join('\n')}`
+      if (settings.cliPath && !cli?.connected) {
         message += `\nThe executable at 'cli-path' (${settings.cliPath}) did not run as the Copilot CLI: fix 'cli-path', or remove it to let the action install 'cli-version'.`
       }
     }
@@ -193,10 +190,26 @@ async function runWith(env: NodeJS.ProcessEnv, signal: AbortSignal): Promise<Run
     if (!(error instanceof UserError))
       core.debug(clean(error instanceof Error ? (error.stack ?? message) : message))
   } finally {
-    connection?.dispose()
-    await cli?.kill()
+    // The session is shut down (its metrics are in): the CLI exits (~40 ms after SIGTERM) while
+    // the report is written and published.
+    stopped = cli ? cli.stop() : early?.process.kill()
   }
+  try {
+    await working
+    return await finish(report, outcome, settings, comments, link, clean)
+  } finally {
+    await stopped
+  }
+}
 
+async function finish(
+  report: ReportBuilder,
+  outcome: RunOutcome,
+  settings: Settings,
+  comments: CommentPublisher | undefined,
+  link: string | undefined,
+  clean: (text: string) => string
+): Promise<RunResult> {
   const final = report.finish({
     status: outcome.status,
     endedAt: new Date().toISOString(),

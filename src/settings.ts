@@ -4,7 +4,6 @@
  */
 import fs from 'node:fs'
 import path from 'node:path'
-import { z } from 'zod'
 import { UserError } from './errors.js'
 
 /** The Copilot CLI version this action is tested against and installs by default. */
@@ -59,14 +58,25 @@ export function envInputReader(env: NodeJS.ProcessEnv = process.env): InputReade
 
 function positiveNumber(name: string, raw: string, fallback: number, integer = false): number {
   if (raw === '') return fallback
-  const schema = integer ? z.coerce.number().int().min(0) : z.coerce.number().positive()
-  const parsed = schema.safeParse(raw)
-  if (!parsed.success) {
+  // Plain decimal notation only: Number() alone would also take '0x10', '1e3' or ' '.
+  const value = /^\d+(\.\d+)?$/.test(raw) ? Number(raw) : NaN
+  const ok = integer ? Number.isSafeInteger(value) : Number.isFinite(value) && value > 0
+  if (!ok) {
     throw new UserError(
       `Input '${name}' must be a ${integer ? 'whole number ≥ 0' : 'positive number'}, got '${raw}'. Fix the 'with:' block of the step.`
     )
   }
-  return parsed.data
+  return value
+}
+
+/** An http(s) URL (the model endpoint of a BYOK provider). */
+function isHttpUrl(raw: string): boolean {
+  try {
+    const url = new URL(raw)
+    return url.protocol === 'http:' || url.protocol === 'https:'
+  } catch {
+    return false
+  }
 }
 
 function lines(raw: string): string[] {
@@ -117,7 +127,7 @@ export function readSettings(input: InputReader, env: NodeJS.ProcessEnv = proces
   let provider: Provider | undefined
   if (providerType !== '' || providerBaseUrl !== '') {
     const type = oneOf('provider-type', providerType, ['openai', 'azure', 'anthropic'], 'openai')
-    if (!z.url().safeParse(providerBaseUrl).success) {
+    if (!isHttpUrl(providerBaseUrl)) {
       throw new UserError(
         `Input 'provider-base-url' must be the URL of your model endpoint (BYOK), got '${providerBaseUrl}'.`
       )

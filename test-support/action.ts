@@ -174,6 +174,14 @@ export function cliPids(workspace: Workspace): number[] {
     .filter((pid) => pid > 0)
 }
 
+/** The sessions the CLI created in a run (COPILOT_HOME/session-state/<id>), across runs in this workspace. */
+export function sessionDirs(workspace: Workspace): string[] {
+  return fs.readdirSync(workspace.runnerTemp).flatMap((entry) => {
+    const dir = path.join(workspace.runnerTemp, entry, 'copilot-home', 'session-state')
+    return fs.existsSync(dir) ? fs.readdirSync(dir).filter((name) => !name.startsWith('.')) : []
+  })
+}
+
 /** True when a process (or, with `group`, any process of its group) is still alive. */
 export function isAlive(pid: number, group = false): boolean {
   try {

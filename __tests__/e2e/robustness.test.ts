@@ -176,6 +176,32 @@ describe('runs that end badly still end with a report', () => {
     expect(result.exitCode).not.toBe(0)
   })
 
+  it('SIGTERM while the action is still loading (its CLI already started): nothing left, no session', async () => {
+    let sentAt = 0
+    const result = await runWith(
+      [complete],
+      {},
+      {
+        onSpawn: (child) => {
+          // The entry starts the CLI before the rest of the action loads: signal the action as
+          // soon as the CLI exists.
+          const timer = setInterval(() => {
+            if (cliPids(workspace).length > 0) {
+              clearInterval(timer)
+              sentAt = Date.now()
+              child.kill('SIGTERM')
+            }
+          }, 2)
+          child.on('exit', () => clearInterval(timer))
+        }
+      }
+    )
+    expect(sentAt).toBeGreaterThan(0)
+    expect(result.exitCode).not.toBe(0)
+    expect(model!.requests).toHaveLength(0)
+    // runWith has checked that the CLI's process group is gone
+  })
+
   it('the CLI killed mid-run: status failed with its exit', async () => {
     const result = await runWith(
       () => ({ hang: true }),

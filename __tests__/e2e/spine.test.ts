@@ -9,6 +9,7 @@ import {
   EXAMPLE_POLICY,
   makeWorkspace,
   runAction,
+  sessionDirs,
   waitGone,
   type ActionResult,
   type Workspace
@@ -89,6 +90,7 @@ describe('a policy-gated autopilot run of the real CLI', () => {
     const report = result.report!
     expect(report.status).toBe('completed')
     expect(report.sessionId).toBe(result.outputs['session-id'])
+    expect(sessionDirs(workspace)).toEqual([report.sessionId])
     expect(report.permissions.map((p) => [p.kind, p.decision, p.rule])).toEqual([
       ['write', 'allow', 'sources'],
       ['shell', 'allow', 'tests']
@@ -177,7 +179,7 @@ describe('a policy-gated autopilot run of the real CLI', () => {
     expect(result.summary).toContain('no-push')
   })
 
-  it('stops before starting the CLI when the policy is invalid, naming file, line and column', async () => {
+  it('never creates a session when the policy is invalid, naming file, line and column', async () => {
     workspace.write(
       '.github/copilot-policy.yml',
       'version: 1\nrules:\n  - id: a\n    decison: allow\n    shell: ["ls"]\n'
@@ -194,13 +196,15 @@ describe('a policy-gated autopilot run of the real CLI', () => {
     })
     expect(result.exitCode).not.toBe(0)
     expect(result.outputs.status).toBe('failed')
-    expect(result.cliPids).toEqual([]) // the CLI never started
+    // The entry starts the CLI while the policy loads; it gets no session and is killed.
+    expect(sessionDirs(workspace)).toEqual([])
+    expect(await waitGone(result.cliPids)).toEqual([])
     expect(model.requests).toHaveLength(0)
     expect(result.report!.error?.message).toMatch(/copilot-policy\.yml:4:5/)
     expect(result.summary).toMatch(/copilot-policy\.yml:4:5/)
   })
 
-  it("refuses to start when the policy's own tests fail, naming the test's line", async () => {
+  it("refuses to run when the policy's own tests fail, naming the test's line", async () => {
     workspace.write(
       '.github/copilot-policy.yml',
       EXAMPLE_POLICY +
@@ -217,7 +221,9 @@ describe('a policy-gated autopilot run of the real CLI', () => {
       }
     })
     expect(result.outputs.status).toBe('failed')
-    expect(result.cliPids).toEqual([])
+    expect(sessionDirs(workspace)).toEqual([])
+    expect(await waitGone(result.cliPids)).toEqual([])
+    expect(model.requests).toHaveLength(0)
     const line = EXAMPLE_POLICY.split('\n').length + 2
     expect(result.report!.error?.message).toMatch(
       new RegExp(`copilot-policy\\.yml:${line}:\\d+: test 2 .*expected allow, got deny`)

@@ -1,13 +1,15 @@
 /**
  * Finds the Copilot CLI executable: the user's `cli-path`, or `@github/copilot@<version>` from the
  * runner's tool cache, installing it there with npm on a miss so the next run reuses it.
+ *
+ * Finding it is cheap and synchronous (`findCli`: the action's entry uses it to start the CLI
+ * before the rest of the action loads); @actions/tool-cache is loaded only to install.
  */
 import { execFile } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { promisify } from 'node:util'
-import * as tc from '@actions/tool-cache'
 import { UserError, messageOf } from '../errors.js'
 
 const run = promisify(execFile)
@@ -54,6 +56,32 @@ async function versionOf(executable: string): Promise<string> {
   }
 }
 
+/**
+ * Where `tc.cacheDir(prefix, TOOL_NAME, version)` put the CLI, looked up the way `tc.find` does for
+ * an exact version (`<RUNNER_TOOL_CACHE>/<tool>/<version>/<arch>` plus its `.complete` marker),
+ * without loading @actions/tool-cache and its HTTP client.
+ */
+function findCached(version: string, env: NodeJS.ProcessEnv): string | undefined {
+  const cache = env.RUNNER_TOOL_CACHE
+  if (!cache) return undefined
+  const dir = path.join(cache, TOOL_NAME, version, os.arch())
+  return fs.existsSync(dir) && fs.existsSync(`${dir}.complete`) ? dir : undefined
+}
+
+/** The CLI when it is at hand without installing: `cli-path`, or the tool cache. */
+export function findCli(
+  options: { cliPath?: string; cliVersion: string },
+  env: NodeJS.ProcessEnv = process.env
+): (CliExecutable & { source: 'cli-path' | 'tool-cache' }) | undefined {
+  if (options.cliPath) return { path: options.cliPath, version: null, source: 'cli-path' }
+  const cached = findCached(options.cliVersion, env)
+  const executable = cached ? executableIn(cached) : undefined
+  // cached under its version after `--version` confirmed it at install time
+  return executable
+    ? { path: executable, version: options.cliVersion, source: 'tool-cache' }
+    : undefined
+}
+
 export interface LocateOptions {
   cliPath?: string
   cliVersion: string
@@ -65,16 +93,14 @@ export interface LocateOptions {
 export async function locateCli(options: LocateOptions): Promise<CliExecutable> {
   // No `--version` run before the launch (it costs 80–190 ms of startup): the handshake reports
   // the version, and a cli-path that does not start is reported with its stderr.
-  if (options.cliPath) {
-    options.log(`Using the Copilot CLI at ${options.cliPath}`)
-    return { path: options.cliPath, version: null }
-  }
-  const cached = tc.find(TOOL_NAME, options.cliVersion)
-  const cachedExecutable = cached ? executableIn(cached) : undefined
-  if (cachedExecutable) {
-    // cached under its version after `--version` confirmed it at install time
-    options.log(`Using the Copilot CLI ${options.cliVersion} from the tool cache`)
-    return { path: cachedExecutable, version: options.cliVersion }
+  const found = findCli(options)
+  if (found) {
+    options.log(
+      found.source === 'cli-path'
+        ? `Using the Copilot CLI at ${found.path}`
+        : `Using the Copilot CLI ${options.cliVersion} from the tool cache`
+    )
+    return { path: found.path, version: found.version }
   }
   options.log(`Installing @github/copilot@${options.cliVersion} into the tool cache`)
   const prefix = fs.mkdtempSync(path.join(process.env.RUNNER_TEMP || os.tmpdir(), 'copilot-cli-'))
@@ -100,6 +126,7 @@ export async function locateCli(options: LocateOptions): Promise<CliExecutable> 
       { cause: error }
     )
   }
+  const tc = await import('@actions/tool-cache')
   const dir = await tc.cacheDir(prefix, TOOL_NAME, options.cliVersion)
   fs.rmSync(prefix, { recursive: true, force: true })
   const executable = executableIn(dir)

@@ -47,7 +47,10 @@ export class CliProcess {
       ['--headless', '--stdio', '--no-auto-update', '--no-auto-login', ...(options.args ?? [])],
       { env, stdio: ['pipe', 'pipe', 'pipe'], detached: process.platform !== 'win32' }
     )
-    this.exited = new Promise((resolve) => {
+    // Never outlive the action: its own group is not killed with the action's.
+    const onParentExit = (): void => this.killNow()
+    process.on('exit', onParentExit)
+    this.exited = new Promise<CliExit>((resolve) => {
       this.child.once('error', (error) => {
         this.pushStderr(`spawn failed: ${error.message}\n`)
         this.exit ??= { code: null, signal: null }
@@ -57,10 +60,18 @@ export class CliProcess {
         this.exit ??= { code, signal }
         resolve(this.exit)
       })
+    }).then((exit) => {
+      process.off('exit', onParentExit)
+      return exit
     })
     this.child.stderr.setEncoding('utf8')
     this.child.stderr.on('data', (chunk: string) => this.pushStderr(chunk))
-    fs.writeFileSync(path.join(options.home, 'cli.pid'), String(this.child.pid ?? ''))
+    try {
+      fs.writeFileSync(path.join(options.home, 'cli.pid'), String(this.child.pid ?? ''))
+    } catch (error) {
+      this.killGroup('SIGKILL') // no half-started CLI left behind
+      throw error
+    }
   }
 
   get pid(): number | undefined {
@@ -96,6 +107,11 @@ export class CliProcess {
     clearTimeout(timer)
     this.killGroup('SIGKILL')
     return exit
+  }
+
+  /** SIGKILL to the whole group, synchronously (when the action itself is about to die). */
+  killNow(): void {
+    if (!this.exit) this.killGroup('SIGKILL')
   }
 
   private killGroup(signal: NodeJS.Signals): void {

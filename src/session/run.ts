@@ -493,26 +493,29 @@ export class Run {
         log.debug(`${what} failed: ${messageOf(error)}`)
       }
     }
-    await attempt('Reading the plan', async () => {
-      const plan = await connection.request(
-        'session.plan.read',
-        { sessionId },
-        PlanReadResult,
-        FINALIZE_TIMEOUT_MS
-      )
-      observer.setPlan(plan.exists ? (plan.content ?? null) : null)
-    })
-    await attempt('Reading the todo list', () => this.readTodos())
-    await attempt('Reading the usage metrics', async () => {
-      observer.setMetrics(
-        await connection.request(
-          'session.usage.getMetrics',
+    // Independent reads: asked for together.
+    await Promise.all([
+      attempt('Reading the plan', async () => {
+        const plan = await connection.request(
+          'session.plan.read',
           { sessionId },
-          UsageMetrics,
+          PlanReadResult,
           FINALIZE_TIMEOUT_MS
         )
-      )
-    })
+        observer.setPlan(plan.exists ? (plan.content ?? null) : null)
+      }),
+      attempt('Reading the todo list', () => this.readTodos()),
+      attempt('Reading the usage metrics', async () => {
+        observer.setMetrics(
+          await connection.request(
+            'session.usage.getMetrics',
+            { sessionId },
+            UsageMetrics,
+            FINALIZE_TIMEOUT_MS
+          )
+        )
+      })
+    ])
     await attempt('Shutting the session down', () =>
       connection.request('session.shutdown', { sessionId }, z.unknown(), FINALIZE_TIMEOUT_MS)
     )

@@ -1,0 +1,67 @@
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { readSettings, type InputReader } from '../../src/settings.js'
+
+let workspace: string
+beforeEach(() => {
+  workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'settings-'))
+})
+afterEach(() => fs.rmSync(workspace, { recursive: true, force: true }))
+
+const read = (inputs: Record<string, string>) => {
+  const input: InputReader = (name) => inputs[name] ?? ''
+  return readSettings(input, { GITHUB_WORKSPACE: workspace, RUNNER_TEMP: workspace })
+}
+
+describe('settings', () => {
+  it('reads numbers in plain decimal notation', () => {
+    const settings = read({
+      prompt: 'x',
+      'timeout-minutes': '2.5',
+      'max-autopilot-continues': '0',
+      'command-timeout-seconds': '30',
+      'issue-number': '42'
+    })
+    expect(settings.timeoutMs).toBe(150_000)
+    expect(settings.maxAutopilotContinues).toBe(0)
+    expect(settings.commandTimeoutMs).toBe(30_000)
+    expect(settings.issueNumber).toBe(42)
+  })
+
+  it.each([
+    ['timeout-minutes', '0'],
+    ['timeout-minutes', '-1'],
+    ['timeout-minutes', '1e3'],
+    ['timeout-minutes', '0x10'],
+    ['timeout-minutes', 'soon'],
+    ['max-autopilot-continues', '1.5'],
+    ['issue-number', '#12']
+  ])("rejects %s: '%s', naming the input and the fix", (name, value) => {
+    expect(() => read({ prompt: 'x', [name]: value })).toThrow(
+      new RegExp(
+        `Input '${name}' must be a .*got '${value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}'.*with:`
+      )
+    )
+  })
+
+  it('takes an http(s) BYOK endpoint and rejects anything else', () => {
+    const ok = read({
+      prompt: 'x',
+      model: 'm',
+      'provider-base-url': 'http://127.0.0.1:8080/v1',
+      'provider-api-key': 'sk-secret'
+    })
+    expect(ok.provider).toEqual({
+      type: 'openai',
+      baseUrl: 'http://127.0.0.1:8080/v1',
+      apiKey: 'sk-secret'
+    })
+    expect(ok.secrets).toContain('sk-secret')
+    for (const url of ['127.0.0.1:8080', 'file:///etc/passwd', 'not a url']) {
+      expect(() => read({ prompt: 'x', model: 'm', 'provider-base-url': url })).toThrow(
+        /provider-base-url/
+      )
+    }
+  })
+})

@@ -1,0 +1,74 @@
+/**
+ * Starts the Copilot CLI at the very beginning of the action, before the rest of it (policy
+ * engine, GitHub client, reporting) is loaded: the CLI needs ~0.4 s to boot, and everything else
+ * the action does before the session is created happens meanwhile.
+ *
+ * Only a process is started here: nothing is sent to it. No session exists until the policy has
+ * loaded and its own tests have passed (main.ts); when they fail, this process is killed unused.
+ * This module stays small on purpose (node builtins, settings, the process wrapper): it is the
+ * bundle's entry chunk, and what it imports is loaded before the CLI can start.
+ */
+import path from 'node:path'
+import { readSettings, envInputReader, type Settings } from '../settings.js'
+import { findCli, type CliExecutable } from './install.js'
+import { CliProcess } from './process.js'
+
+export interface EarlyLaunch {
+  settings: Settings
+  executable: CliExecutable & { source: 'cli-path' | 'tool-cache' }
+  process: CliProcess
+  /** main.ts takes over: its cancellation handling replaces the guard below. */
+  adopt(): void
+}
+
+/** The CLI's private home directory for a run (session state, logs, its pid file). */
+export function cliHome(settings: Settings): string {
+  return path.join(settings.tempDir, 'copilot-home')
+}
+
+/** `--log-level debug` when the step runs with debug logging (what core.isDebug() reads). */
+export function cliArgs(env: NodeJS.ProcessEnv): string[] {
+  return env.RUNNER_DEBUG === '1' ? ['--log-level', 'debug'] : []
+}
+
+/**
+ * Starts the CLI when the run will certainly need it and it is at hand (`cli-path` or the tool
+ * cache). Returns undefined, having started nothing, otherwise: invalid inputs (main.ts reports
+ * them), `mode: check-policy`, no credential at all, or a CLI that must be installed first.
+ */
+export function launchEarly(env: NodeJS.ProcessEnv = process.env): EarlyLaunch | undefined {
+  let settings: Settings
+  try {
+    settings = readSettings(envInputReader(env), env)
+  } catch {
+    return undefined
+  }
+  if (settings.mode !== 'run') return undefined
+  if (!settings.provider && !settings.copilotToken) return undefined
+  const executable = findCli(settings, env)
+  if (!executable) return undefined
+  try {
+    const cli = new CliProcess({
+      executable: executable.path,
+      home: cliHome(settings),
+      args: cliArgs(env),
+      env
+    })
+    // Until main.ts is loaded and handles cancellation itself, SIGINT/SIGTERM end the CLI with
+    // the action (node's default for these signals is to exit at once).
+    const guard = (signal: NodeJS.Signals): void => {
+      adopt()
+      cli.killNow()
+      process.kill(process.pid, signal)
+    }
+    const adopt = (): void => {
+      process.off('SIGINT', guard)
+      process.off('SIGTERM', guard)
+    }
+    process.once('SIGINT', guard)
+    process.once('SIGTERM', guard)
+    return { settings, executable, process: cli, adopt }
+  } catch {
+    return undefined // main.ts starts it again and reports what fails
+  }
+}

@@ -1,0 +1,109 @@
+/**
+ * Gets the Copilot CLI to a checked connection: adopts the process the entry started early
+ * (early.ts) or finds it (installing it when needed) and starts it, then does the protocol
+ * handshake. It runs while the action loads its policy and posts its "working" comment; `stop()`
+ * ends whatever it got to, at any point (an install is cancelled, a process group killed).
+ */
+import { UserError } from '../errors.js'
+import { Connection } from './connection.js'
+import { cliArgs, cliHome, type EarlyLaunch } from './early.js'
+import { locateCli } from './install.js'
+import { CliProcess } from './process.js'
+import type { Settings } from '../settings.js'
+
+export interface StartedCli {
+  process: CliProcess
+  connection: Connection
+  /** The CLI's version: reported by the handshake, else known from the install. */
+  version: string | null
+  protocolVersion: number
+}
+
+export interface CliStarterOptions {
+  settings: Settings
+  /** The process started by the entry, when there is one. */
+  early?: EarlyLaunch
+  env: NodeJS.ProcessEnv
+  log: (line: string) => void
+  /** The run's cancellation. */
+  signal: AbortSignal
+}
+
+export class CliStarter {
+  /** Set as soon as the process is spawned (for failure reports and cleanup). */
+  process: CliProcess | undefined
+  connection: Connection | undefined
+  readonly started: Promise<StartedCli>
+  /** The handshake succeeded: the process is the Copilot CLI. */
+  connected = false
+  private readonly stopping = new AbortController()
+
+  constructor(options: CliStarterOptions) {
+    this.started = this.start(options)
+    // Awaited by the run, or by stop(); a failure must not surface as an unhandled rejection
+    // while the run is still busy with its policy.
+    void this.started.catch(() => undefined)
+  }
+
+  private async start(options: CliStarterOptions): Promise<StartedCli> {
+    const { settings, early } = options
+    let executable = early?.executable
+    if (early && executable) {
+      options.log(
+        executable.source === 'cli-path'
+          ? `Using the Copilot CLI at ${executable.path}`
+          : `Using the Copilot CLI ${settings.cliVersion} from the tool cache`
+      )
+      this.process = early.process
+    } else {
+      const located = await locateCli({
+        cliPath: settings.cliPath,
+        cliVersion: settings.cliVersion,
+        log: options.log,
+        signal: AbortSignal.any([options.signal, this.stopping.signal])
+      })
+      this.stopping.signal.throwIfAborted()
+      executable = { ...located, source: settings.cliPath ? 'cli-path' : 'tool-cache' }
+      this.process = new CliProcess({
+        executable: located.path,
+        home: cliHome(settings),
+        args: cliArgs(options.env)
+      })
+    }
+    const cli = this.process
+    this.connection = new Connection(cli)
+    let hello: Awaited<ReturnType<Connection['handshake']>>
+    try {
+      hello = await this.connection.handshake()
+    } catch (error) {
+      // A CLI that died (maybe before the handshake was even sent): its exit says more.
+      if (error instanceof UserError) throw error // it answered: another protocol version
+      const exit = await Promise.race([
+        cli.exited,
+        new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 1000).unref())
+      ])
+      if (!exit) throw error
+      throw new Error(
+        `The Copilot CLI exited before the handshake (code ${exit.code ?? 'none'}, signal ${exit.signal ?? 'none'})`,
+        { cause: error }
+      )
+    }
+    this.connected = true
+    return {
+      process: this.process,
+      connection: this.connection,
+      version: hello.version ?? executable.version,
+      protocolVersion: hello.protocolVersion
+    }
+  }
+
+  /** Ends whatever was started: cancels an install, closes the connection, kills the group. */
+  async stop(): Promise<void> {
+    this.stopping.abort()
+    this.connection?.dispose()
+    const killing = this.process?.kill()
+    await this.started.catch(() => undefined)
+    this.connection?.dispose()
+    await Promise.all([killing, this.process?.kill()])
+  }
+}
