@@ -8,6 +8,9 @@
  * - action: `node dist/index.js` through test-support's runAction (the runner's contract:
  *   INPUT_* variables, GITHUB_OUTPUT, ...), BYOK provider inputs, the policy answering every
  *   permission request.
+ * - floor: bench/floor-client.mjs, the least a client of the headless protocol does to run this
+ *   session answering the permission requests itself (approves all; no policy, no report): what
+ *   the protocol costs next to prompt mode, before anything the action adds.
  * - bare CLI: `copilot -p ... --allow-all-tools --no-auto-update` with the CLI's own BYOK
  *   variables (COPILOT_PROVIDER_BASE_URL / _TYPE / _API_KEY, COPILOT_MODEL; see `copilot help
  *   environment`), a private COPILOT_HOME, and COPILOT_OFFLINE=true, its fastest configuration
@@ -30,7 +33,7 @@ const PROMPT = 'Run the checks one by one, then finish.'
 const MODEL = 'claude-sonnet-4.5'
 const README = '# Bench repository\n'
 
-export type Variant = 'action' | 'bare' | 'bare-online'
+export type Variant = 'action' | 'bare' | 'bare-online' | 'floor'
 
 export interface Sample {
   variant: Variant
@@ -145,6 +148,26 @@ export async function measure(variant: Variant): Promise<Sample> {
           `action: exit ${result.exitCode}, status ${result.report?.status}, ${allowed} allowed\n${result.stdout.slice(-2000)}\n${result.stderr.slice(-2000)}`
         )
       }
+    } else if (variant === 'floor') {
+      t0 = performance.now()
+      const child = spawn(
+        process.execPath,
+        [
+          path.join(ROOT, 'bench', 'floor-client.mjs'),
+          cliBinary(),
+          workspace.dir,
+          model.url,
+          MODEL
+        ],
+        { cwd: workspace.dir, stdio: ['ignore', 'pipe', 'pipe'] }
+      )
+      if (child.pid !== undefined) processes.add(child.pid)
+      let output = ''
+      child.stdout.on('data', (d: Buffer) => (output += d.toString('utf8')))
+      child.stderr.on('data', (d: Buffer) => (output += d.toString('utf8')))
+      const code = await new Promise<number | null>((resolve) => child.on('close', resolve))
+      wallMs = performance.now() - t0
+      if (code !== 0) throw new Error(`floor: exit ${code}\n${output.slice(-2000)}`)
     } else {
       const env: NodeJS.ProcessEnv = {
         PATH: process.env.PATH,

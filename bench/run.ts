@@ -157,7 +157,7 @@ if (only.has('fold')) {
 }
 
 if (only.has('e2e')) {
-  const variants: Variant[] = ['action', 'bare', 'bare-online']
+  const variants: Variant[] = ['action', 'floor', 'bare', 'bare-online']
   console.error(`bench: end to end, ${runs} runs × ${variants.join(', ')} (+1 warm-up each) …`)
   const samples = await e2e(runs, variants)
   const get = (v: Variant): Sample[] => samples.get(v) ?? []
@@ -185,6 +185,12 @@ if (only.has('e2e')) {
     pass: extra <= 200
   })
   rows.push({
+    figure: 'Protocol floor: minimal client / bare CLI',
+    measured: `${(wall('floor') / wall('bare')).toFixed(2)}× (${s(wall('floor'))}); action / floor ${(wall('action') / wall('floor')).toFixed(2)}×`,
+    target: 'reference',
+    pass: undefined
+  })
+  rows.push({
     figure: 'Overhead vs bare CLI without COPILOT_OFFLINE',
     measured: `${(wall('action') / wall('bare-online')).toFixed(2)}× (first request ${s(first('bare-online'))})`,
     target: 'reference',
@@ -196,10 +202,11 @@ if (only.has('e2e')) {
     get('action').map((x) => x.firstRequestMs - (x.marks['prompt-sent'] ?? NaN))
   )
   details.push(
-    `End to end (medians of ${runs}): wall action ${spread('action')}, bare ${spread('bare')}, bare ` +
-      `without offline ${spread('bare-online')} (min–max); per turn (model request to model request) action ${ms(perTurn('action'))}, ` +
-      `bare ${ms(perTurn('bare'))}, bare without offline ${ms(perTurn('bare-online'))}; ` +
-      `last request to exit: action ${ms(tail('action'))}, bare ${ms(tail('bare'))}, ` +
+    `End to end (medians of ${runs}): wall action ${spread('action')}, floor ${spread('floor')}, bare ${spread('bare')}, bare ` +
+      `without offline ${spread('bare-online')} (min–max); first model request: action ${ms(first('action'))}, ` +
+      `floor ${ms(first('floor'))}, bare ${ms(first('bare'))}; per turn (model request to model request) action ${ms(perTurn('action'))}, ` +
+      `floor ${ms(perTurn('floor'))}, bare ${ms(perTurn('bare'))}, bare without offline ${ms(perTurn('bare-online'))}; ` +
+      `last request to exit: action ${ms(tail('action'))}, floor ${ms(tail('floor'))}, bare ${ms(tail('bare'))}, ` +
       `bare without offline ${ms(tail('bare-online'))}.`,
     `Action startup, from spawn (the CLI is spawned by the entry chunk, before the rest loads): ` +
       `node + bundle + settings ${ms(phase(undefined, 'cli-located'))}, policy load (while the CLI boots) ` +
