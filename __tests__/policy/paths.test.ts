@@ -1,7 +1,13 @@
 import { mkdirSync, symlinkSync } from 'node:fs'
 import path from 'node:path'
 import type { CompiledPolicy } from '../../src/policy/index.js'
-import { physicalPath, resolveRequestPath } from '../../src/policy/paths.js'
+import picomatch from 'picomatch'
+import {
+  MATCH_OPTIONS,
+  pathMatcher,
+  physicalPath,
+  resolveRequestPath
+} from '../../src/policy/paths.js'
 import {
   compile,
   EXAMPLE_POLICY,
@@ -194,5 +200,60 @@ describe('path resolution', () => {
         path.join(path.dirname(outside.dir), 'x')
       ])
     )
+  })
+})
+
+describe('pathMatcher', () => {
+  it('answers exactly what picomatch does with the policy options', () => {
+    const globs = [
+      '**',
+      '*.md',
+      'src/**',
+      'src/**/*.ts',
+      '**/.env',
+      '**/.env.*',
+      '.github/**',
+      '/tmp/**',
+      '/etc/shadow',
+      'docs/*/index.md',
+      'a?c',
+      '[ab]*.txt',
+      '{src,test}/**',
+      '!negated',
+      'literal(1).txt',
+      '**/secrets/**'
+    ]
+    const paths = [
+      '.',
+      '',
+      'README.md',
+      'docs/README.md',
+      'src',
+      'src/a.ts',
+      'src/deep/b.ts',
+      '.env',
+      'pkg/.env',
+      'pkg/.env.local',
+      '.github/workflows/ci.yml',
+      '/tmp/x',
+      '/tmp',
+      '/etc/shadow',
+      'docs/guide/index.md',
+      'abc',
+      'a/c',
+      'b1.txt',
+      'test/x',
+      '!negated',
+      'negated',
+      'literal(1).txt',
+      'x/secrets/key',
+      'src/',
+      '/tmp/'
+    ]
+    for (const glob of globs) {
+      const ours = pathMatcher(glob)
+      const theirs = picomatch(glob, MATCH_OPTIONS)
+      for (const p of paths) expect([glob, p, ours(p)]).toEqual([glob, p, theirs(p)])
+    }
   })
 })

@@ -207,6 +207,9 @@ export class PolicyEngine implements Policy {
   /** The rules of each matcher, in policy order (decide() must not filter 500 rules a call). */
   private readonly byMatcher = new Map<MatcherKey, CompiledRule[]>()
   private readonly ruleIds: ReadonlySet<string>
+  /** Shell deny rules, and the first allow rule naming each literal command text (explicitShellAllow). */
+  private readonly shellDenies: CompiledRule[] = []
+  private readonly shellLiteralAllows = new Map<string, CompiledRule>()
 
   constructor(options: EngineOptions) {
     this.source = options.source
@@ -224,6 +227,16 @@ export class PolicyEngine implements Policy {
       else list.push(rule)
     }
     this.ruleIds = new Set(this.rules.map((r) => r.id))
+    for (const rule of this.rulesFor('shell')) {
+      if (rule.matcher !== 'shell') continue
+      if (rule.decision === 'deny') this.shellDenies.push(rule)
+      else
+        for (const glob of rule.globs) {
+          const literal = literalOf(glob)
+          if (literal !== undefined && !this.shellLiteralAllows.has(literal))
+            this.shellLiteralAllows.set(literal, rule)
+        }
+    }
   }
 
   private rulesFor(matcher: MatcherKey): readonly CompiledRule[] {
@@ -430,13 +443,11 @@ export class PolicyEngine implements Policy {
   /** An allow rule naming the whole command text literally, unless a deny matches that text. */
   private explicitShellAllow(text: string): CompiledRule | undefined {
     const whole = text.trim()
-    let allow: CompiledRule | undefined
-    for (const rule of this.rulesFor('shell')) {
-      if (rule.matcher !== 'shell') continue
-      if (rule.decision === 'deny' && rule.globs.some((g) => globMatches(g, whole)))
+    const allow = this.shellLiteralAllows.get(whole)
+    if (allow === undefined) return undefined
+    for (const rule of this.shellDenies) {
+      if (rule.matcher === 'shell' && rule.globs.some((g) => globMatches(g, whole)))
         return undefined
-      if (rule.decision === 'allow' && rule.globs.some((g) => literalOf(g) === whole))
-        allow ??= rule
     }
     return allow
   }
