@@ -16,7 +16,8 @@
  *   environment`), a private COPILOT_HOME, and COPILOT_OFFLINE=true, its fastest configuration
  *   with a local provider. The same without COPILOT_OFFLINE is measured for reference.
  */
-import { spawn } from 'node:child_process'
+import { spawn, type ChildProcessByStdio } from 'node:child_process'
+import type { Readable } from 'node:stream'
 import fs from 'node:fs'
 import path from 'node:path'
 import { startModelServer, type ChatRequest, type Turn } from '../test-support/model-server.js'
@@ -97,6 +98,18 @@ const MARKS: Array<[string, RegExp]> = [
   ['prompt-sent', /^Prompt sent/]
 ]
 
+/** Waits for the process to exit; throws with the end of its output unless it exited 0. */
+async function exitedOk(
+  child: ChildProcessByStdio<null, Readable, Readable>,
+  variant: Variant
+): Promise<void> {
+  let output = ''
+  child.stdout.on('data', (d: Buffer) => (output += d.toString('utf8')))
+  child.stderr.on('data', (d: Buffer) => (output += d.toString('utf8')))
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve))
+  if (code !== 0) throw new Error(`${variant}: exit ${code}\n${output.slice(-2000)}`)
+}
+
 export async function measure(variant: Variant): Promise<Sample> {
   const arrivals: number[] = []
   let t0 = 0
@@ -162,12 +175,8 @@ export async function measure(variant: Variant): Promise<Sample> {
         { cwd: workspace.dir, stdio: ['ignore', 'pipe', 'pipe'] }
       )
       if (child.pid !== undefined) processes.add(child.pid)
-      let output = ''
-      child.stdout.on('data', (d: Buffer) => (output += d.toString('utf8')))
-      child.stderr.on('data', (d: Buffer) => (output += d.toString('utf8')))
-      const code = await new Promise<number | null>((resolve) => child.on('close', resolve))
+      await exitedOk(child, variant)
       wallMs = performance.now() - t0
-      if (code !== 0) throw new Error(`floor: exit ${code}\n${output.slice(-2000)}`)
     } else {
       const env: NodeJS.ProcessEnv = {
         PATH: process.env.PATH,
@@ -186,12 +195,8 @@ export async function measure(variant: Variant): Promise<Sample> {
         { cwd: workspace.dir, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true }
       )
       if (child.pid !== undefined) groups.add(child.pid)
-      let output = ''
-      child.stdout.on('data', (d: Buffer) => (output += d.toString('utf8')))
-      child.stderr.on('data', (d: Buffer) => (output += d.toString('utf8')))
-      const code = await new Promise<number | null>((resolve) => child.on('close', resolve))
+      await exitedOk(child, variant)
       wallMs = performance.now() - t0
-      if (code !== 0) throw new Error(`${variant}: exit ${code}\n${output.slice(-2000)}`)
     }
     checkToolResults(model.toolResults(), variant)
     return {

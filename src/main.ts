@@ -190,8 +190,8 @@ async function runWith(
     if (!(error instanceof UserError))
       core.debug(clean(error instanceof Error ? (error.stack ?? message) : message))
   } finally {
-    // The session is shut down (its metrics are in): the CLI exits (~40 ms after SIGTERM) while
-    // the report is written and published.
+    // Any session is shut down by now (its metrics are in): the CLI exits (~40 ms after
+    // SIGTERM) while the report is written and published.
     stopped = cli ? cli.stop() : early?.process.kill()
   }
   try {

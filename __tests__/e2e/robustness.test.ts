@@ -30,6 +30,26 @@ afterEach(async () => {
 
 const complete = { toolCalls: [{ name: 'task_complete', arguments: { summary: 'done' } }] }
 
+/** SIGTERM to the action once `condition()` holds (polled every `everyMs`). */
+function sigtermWhen(
+  condition: () => boolean,
+  everyMs: number
+): { onSpawn: RunActionOptions['onSpawn']; sent: () => boolean } {
+  let sent = false
+  return {
+    sent: () => sent,
+    onSpawn: (child) => {
+      const timer = setInterval(() => {
+        if (!condition()) return
+        clearInterval(timer)
+        sent = true
+        child.kill('SIGTERM')
+      }, everyMs)
+      child.on('exit', () => clearInterval(timer))
+    }
+  }
+}
+
 async function runWith(
   script: Script,
   inputs: Record<string, string> = {},
@@ -152,24 +172,9 @@ describe('command output and cancellation', () => {
 
 describe('runs that end badly still end with a report', () => {
   it('SIGTERM to the action mid-run: status cancelled, report and summary written, nothing left', async () => {
-    let sentAt = 0
-    const result = await runWith(
-      () => ({ hang: true }),
-      {},
-      {
-        onSpawn: (child) => {
-          const timer = setInterval(() => {
-            if ((model?.requests.length ?? 0) > 0) {
-              clearInterval(timer)
-              sentAt = Date.now()
-              child.kill('SIGTERM')
-            }
-          }, 50)
-          child.on('exit', () => clearInterval(timer))
-        }
-      }
-    )
-    expect(sentAt).toBeGreaterThan(0)
+    const sigterm = sigtermWhen(() => (model?.requests.length ?? 0) > 0, 50)
+    const result = await runWith(() => ({ hang: true }), {}, { onSpawn: sigterm.onSpawn })
+    expect(sigterm.sent()).toBe(true)
     expect(result.outputs.status).toBe('cancelled')
     expect(result.report!.status).toBe('cancelled')
     expect(result.summary).toMatch(/cancelled/i)
@@ -177,26 +182,11 @@ describe('runs that end badly still end with a report', () => {
   })
 
   it('SIGTERM while the action is still loading (its CLI already started): nothing left, no session', async () => {
-    let sentAt = 0
-    const result = await runWith(
-      [complete],
-      {},
-      {
-        onSpawn: (child) => {
-          // The entry starts the CLI before the rest of the action loads: signal the action as
-          // soon as the CLI exists.
-          const timer = setInterval(() => {
-            if (cliPids(workspace).length > 0) {
-              clearInterval(timer)
-              sentAt = Date.now()
-              child.kill('SIGTERM')
-            }
-          }, 2)
-          child.on('exit', () => clearInterval(timer))
-        }
-      }
-    )
-    expect(sentAt).toBeGreaterThan(0)
+    // The entry starts the CLI before the rest of the action loads: signal the action as soon
+    // as the CLI exists.
+    const sigterm = sigtermWhen(() => cliPids(workspace).length > 0, 2)
+    const result = await runWith([complete], {}, { onSpawn: sigterm.onSpawn })
+    expect(sigterm.sent()).toBe(true)
     expect(result.exitCode).not.toBe(0)
     expect(model!.requests).toHaveLength(0)
     // runWith has checked that the CLI's process group is gone
