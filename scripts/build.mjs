@@ -52,6 +52,10 @@ for (const entry of entries) {
   )
   patchBuiltinImport(entry.src, codeOf)
   for (const file of files) {
+    // ncc also emits web-tree-sitter's runtime under a hashed name, for the fallback URL the
+    // runtime uses without `locateFile`; src/policy/wasm.ts always passes locateFile and loads
+    // the copies made below, so the hashed copy would be 229 kB of dead weight.
+    if (/^[0-9a-f]{20}\.wasm$/.test(file)) continue
     const source = path.join(outDir, file)
     let content = codeOf.get(file) ?? fs.readFileSync(source)
     // ncc minifies the entry only; its chunks are minified here, the same way.
