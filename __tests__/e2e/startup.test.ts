@@ -3,8 +3,12 @@
  * with an error that names the fix, still write the report and summary, and leak no secret.
  */
 import fs from 'node:fs'
+import os from 'node:os'
 import path from 'node:path'
+import { DEFAULT_CLI_VERSION } from '../../src/settings.js'
+import { startModelServer } from '../../test-support/model-server.js'
 import {
+  cliBinary,
   cliPids,
   makeWorkspace,
   ROOT,
@@ -96,6 +100,46 @@ describe('startup', () => {
     expect(result.report!.error?.message).toMatch(/exited.*code 3/)
     expect(result.report!.error?.message).toContain('could not open the session store')
     expect(result.report!.error?.message).toMatch(/fix 'cli-path'/)
+  })
+
+  it('starts the CLI from the tool cache (no cli-path, nothing to install)', async () => {
+    // The runner's tool cache as the action's install leaves it (tc.cacheDir): the CLI's npm
+    // prefix under copilot-cli/<version>/<arch>, and the .complete marker beside it.
+    const entry = path.join(
+      workspace.runnerTemp,
+      'tool-cache',
+      'copilot-cli',
+      DEFAULT_CLI_VERSION,
+      os.arch()
+    )
+    const binary = path.join(entry, 'node_modules', '.bin', 'copilot')
+    fs.mkdirSync(path.dirname(binary), { recursive: true })
+    fs.symlinkSync(cliBinary(), binary)
+    fs.writeFileSync(`${entry}.complete`, '')
+    const model = await startModelServer([
+      { toolCalls: [{ name: 'task_complete', arguments: { summary: 'cached CLI ran' } }] }
+    ])
+    try {
+      const result = await runAction({
+        workspace,
+        inputs: {
+          prompt: 'x',
+          'cli-path': '', // offline: an install would fail
+          model: 'claude-sonnet-4.5',
+          'provider-type': 'openai',
+          'provider-base-url': model.url
+        }
+      })
+      expect(result.outputs.status).toBe('completed')
+      expect(result.outputs.summary).toBe('cached CLI ran')
+      expect(result.stdout).toContain(
+        `Using the Copilot CLI ${DEFAULT_CLI_VERSION} from the tool cache`
+      )
+      expect(result.stdout).not.toContain('Installing')
+      expect(await waitGone(result.cliPids)).toEqual([])
+    } finally {
+      await model.close()
+    }
   })
 
   it('mode check-policy validates and tests the policy without starting the CLI', async () => {
