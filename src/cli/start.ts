@@ -47,14 +47,15 @@ export class CliStarter {
 
   private async start(options: CliStarterOptions): Promise<StartedCli> {
     const { settings, early } = options
-    let executable = early?.executable
-    if (early && executable) {
+    let knownVersion: string | null
+    if (early) {
       options.log(
-        executable.source === 'cli-path'
-          ? `Using the Copilot CLI at ${executable.path}`
+        early.executable.source === 'cli-path'
+          ? `Using the Copilot CLI at ${early.executable.path}`
           : `Using the Copilot CLI ${settings.cliVersion} from the tool cache`
       )
       this.process = early.process
+      knownVersion = early.executable.version
     } else {
       const located = await locateCli({
         cliPath: settings.cliPath,
@@ -63,12 +64,12 @@ export class CliStarter {
         signal: AbortSignal.any([options.signal, this.stopping.signal])
       })
       this.stopping.signal.throwIfAborted()
-      executable = { ...located, source: settings.cliPath ? 'cli-path' : 'tool-cache' }
       this.process = new CliProcess({
         executable: located.path,
         home: cliHome(settings),
         args: cliArgs(options.env)
       })
+      knownVersion = located.version
     }
     const cli = this.process
     this.connection = new Connection(cli)
@@ -92,7 +93,7 @@ export class CliStarter {
     return {
       process: this.process,
       connection: this.connection,
-      version: hello.version ?? executable.version,
+      version: hello.version ?? knownVersion,
       protocolVersion: hello.protocolVersion
     }
   }
