@@ -102,6 +102,26 @@ describe('startup', () => {
     expect(result.report!.error?.message).toMatch(/fix 'cli-path'/)
   })
 
+  it('names a cli-path that cannot be executed, with the reason', async () => {
+    const file = path.join(workspace.runnerTemp, 'not-executable')
+    fs.writeFileSync(file, 'not a program\n', { mode: 0o644 })
+    const result = await runAction({
+      workspace,
+      inputs: {
+        prompt: 'x',
+        'cli-path': file,
+        'provider-type': 'openai',
+        'provider-base-url': 'http://127.0.0.1:9/v1',
+        model: 'm'
+      }
+    })
+    expect(result.outputs.status).toBe('failed')
+    const message = result.report!.error?.message ?? ''
+    expect(message).toMatch(/could not be started/)
+    expect(message).toMatch(/EACCES/)
+    expect(message).toContain(`The executable at 'cli-path' (${file})`)
+  })
+
   it('starts the CLI from the tool cache (no cli-path, nothing to install)', async () => {
     // The runner's tool cache as the action's install leaves it (tc.cacheDir): the CLI's npm
     // prefix under copilot-cli/<version>/<arch>, and the .complete marker beside it.

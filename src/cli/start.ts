@@ -85,7 +85,9 @@ export class CliStarter {
       ])
       if (!exit) throw error
       throw new Error(
-        `The Copilot CLI exited before the handshake (code ${exit.code ?? 'none'}, signal ${exit.signal ?? 'none'})`,
+        exit.code === null && exit.signal === null
+          ? 'The Copilot CLI could not be started'
+          : `The Copilot CLI exited before the handshake (code ${exit.code ?? 'none'}, signal ${exit.signal ?? 'none'})`,
         { cause: error }
       )
     }
