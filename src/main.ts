@@ -1,6 +1,7 @@
 /**
  * One run of the action, reading like the pipeline:
- * settings → policy → CLI → session run → report → publish → outputs, always cleaning up.
+ * settings → policy (while the CLI boots, see index.ts) → CLI handshake → session run → report →
+ * publish → outputs, always cleaning up.
  * This is the only place that calls core.setFailed.
  */
 import fs from 'node:fs'
