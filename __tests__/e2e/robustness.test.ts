@@ -219,6 +219,7 @@ describe('runs that end badly still end with a report', () => {
     expect(result.outputs.status).toBe('failed')
     expect(result.report!.error?.type).toBe('query')
     expect(result.report!.error?.message).toMatch(/retried/i)
+    expect(result.report!.error?.message).toMatch(/\(HTTP 500\)/)
     expect(model!.requests.length).toBeGreaterThan(1)
   }, 90_000)
 

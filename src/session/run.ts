@@ -168,6 +168,8 @@ export class Run {
       return await this.finish(ending)
     } finally {
       unsubscribe()
+      // A plan approval still waiting for its fallback must not fire after the run.
+      clearTimeout(this.exitPlanTimer)
       await Promise.allSettled([...this.pending])
     }
   }
@@ -233,12 +235,13 @@ export class Run {
         break
       case 'session.error': {
         const data = dataOf(event, 'session.error')
+        const status = data?.statusCode === undefined ? '' : ` (HTTP ${data.statusCode})`
         this.sessionError = {
-          message: data?.message ?? 'the session reported an error',
+          message: `${data?.message ?? 'the session reported an error'}${status}`,
           ...(data?.errorType ? { type: data.errorType } : {})
         }
         this.options.log.warning(
-          `Session error (${data?.errorType ?? 'unknown'}): ${data?.message ?? ''}`
+          `Session error (${data?.errorType ?? 'unknown'}): ${this.sessionError.message}`
         )
         // The CLI has already retried; some versions let autopilot prompt again and again after
         // an error. The run ends here, the same way on every version.
@@ -248,7 +251,7 @@ export class Run {
       case 'exit_plan_mode.requested': {
         const data = dataOf(event, 'exit_plan_mode.requested')
         if (data) {
-          if (data.planContent) this.options.observer.setPlan(data.planContent)
+          // The report keeps data.planContent itself (observer.onEvent above).
           this.exitPlanRequestId = data.requestId
           this.exitPlanTimer = setTimeout(() => void this.approvePlanExit('event'), 1500)
         }
@@ -388,9 +391,11 @@ export class Run {
   private waitForEnd(): Promise<Ending> {
     const { signal, timeoutMs, idleTimeoutMs } = this.options
     return new Promise<Ending>((resolve) => {
-      const timers: NodeJS.Timeout[] = []
+      // Declared before `done`: it may run before they are set (cancelled or idle already).
+      let timeout: NodeJS.Timeout | undefined
+      let watchdog: NodeJS.Timeout | undefined
       const done = (ending: Ending): void => {
-        for (const timer of timers) clearTimeout(timer)
+        clearTimeout(timeout)
         clearInterval(watchdog)
         signal.removeEventListener('abort', onAbort)
         this.idleSignal = undefined
@@ -403,8 +408,8 @@ export class Run {
       this.idleSignal = () => done({ kind: 'idle' })
       this.errorSignal = () => done({ kind: 'error' })
       if (!this.busy) return done({ kind: 'idle' })
-      timers.push(setTimeout(() => done({ kind: 'timeout' }), timeoutMs))
-      const watchdog = setInterval(
+      timeout = setTimeout(() => done({ kind: 'timeout' }), timeoutMs)
+      watchdog = setInterval(
         () => {
           const quietMs = Date.now() - this.lastEventAt
           if (this.busy && quietMs >= idleTimeoutMs) done({ kind: 'hang', quietMs })
