@@ -7,7 +7,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import * as core from '@actions/core'
-import type { EarlyLaunch } from './cli/early.js'
+import { cliHome, readInputs, type EarlyStart } from './cli/early.js'
 import { CliStarter } from './cli/start.js'
 import { UserError, messageOf } from './errors.js'
 import { loadPolicy, runPolicyTests } from './policy/index.js'
@@ -19,7 +19,7 @@ import { resolveTarget, type Target } from './reporting/target.js'
 import { actionOutputs } from './reporting/outputs.js'
 import { redact } from './reporting/text.js'
 import type { Report, RunStatus } from './reporting/types.js'
-import { envInputReader, readSettings, type Settings } from './settings.js'
+import { hasCredential, type Settings } from './settings.js'
 import { Run, type Logger, type RunOutcome } from './session/run.js'
 
 export interface RunResult {
@@ -40,7 +40,7 @@ const log: Logger = {
  */
 export async function run(
   env: NodeJS.ProcessEnv = process.env,
-  early?: EarlyLaunch
+  early?: EarlyStart
 ): Promise<RunResult> {
   const cancel = new AbortController()
   const onSignal = (signal: NodeJS.Signals): void => {
@@ -49,7 +49,7 @@ export async function run(
   }
   process.on('SIGINT', onSignal)
   process.on('SIGTERM', onSignal)
-  early?.adopt()
+  early?.cli?.adopt()
   try {
     return await runWith(env, cancel.signal, early)
   } finally {
@@ -61,16 +61,15 @@ export async function run(
 async function runWith(
   env: NodeJS.ProcessEnv,
   signal: AbortSignal,
-  early: EarlyLaunch | undefined
+  early: EarlyStart | undefined
 ): Promise<RunResult> {
   const startedAt = new Date()
-  let settings: Settings
-  try {
-    settings = early?.settings ?? readSettings(envInputReader(env), env)
-  } catch (error) {
-    core.setFailed(messageOf(error))
+  const inputs = early?.inputs ?? readInputs(env)
+  if ('error' in inputs) {
+    core.setFailed(messageOf(inputs.error))
     return { report: null, outputs: {} }
   }
+  const { settings } = inputs
   for (const secret of settings.secrets) core.setSecret(secret)
   if (settings.mode === 'check-policy') return checkPolicyOnly(settings)
   const clean = (text: string): string => redact(text, settings.secrets)
@@ -97,18 +96,25 @@ async function runWith(
     workingDirectory: settings.workingDirectory,
     secrets: settings.secrets
   })
-  let outcome: RunOutcome = { status: 'failed', sessionId: null, summary: null }
+  let outcome: RunOutcome
   let cli: CliStarter | undefined
+  let session: Run | undefined
   let stopped: Promise<unknown> | undefined
   try {
-    if (!settings.provider && !settings.copilotToken) {
+    if (!hasCredential(settings)) {
       throw new UserError(
         "No credential for Copilot: set 'copilot-token' (a fine-grained PAT with the \"Copilot Requests\" permission, or a GitHub App token with copilot_requests: write), or leave 'github-token' at its default and grant the workflow 'permissions: copilot-requests: write' (the organization policy must allow Copilot CLI), or configure a BYOK provider."
       )
     }
     // The CLI boots (~0.4 s) while the policy loads; no session exists before the policy has
     // loaded and passed its own tests.
-    cli = new CliStarter({ settings, early, env, log: (line) => core.info(line), signal })
+    cli = new CliStarter({
+      settings,
+      early: early?.cli,
+      env,
+      log: (line) => core.info(line),
+      signal
+    })
     const policy = await core.group('Policy', async () => {
       const loaded = await loadPolicy({
         path: settings.policyPath,
@@ -142,7 +148,7 @@ async function runWith(
       (exit) =>
         `The Copilot CLI exited during the run (code ${exit.code ?? 'none'}, signal ${exit.signal ?? 'none'}). Last stderr lines:\n${clean(process_.lastStderr(15).join('\n'))}`
     )
-    const session = new Run({
+    session = new Run({
       connection,
       policy,
       observer: report,
@@ -151,11 +157,10 @@ async function runWith(
       workingDirectory: settings.workingDirectory,
       model: settings.model,
       provider: settings.provider,
-      checkAuth: !settings.provider,
-      tokenRegistration:
-        !settings.provider && settings.copilotToken
-          ? connection.provideGitHubToken(settings.copilotToken)
-          : undefined,
+      // copilotToken is unset with a BYOK provider
+      tokenRegistration: settings.copilotToken
+        ? connection.provideGitHubToken(settings.copilotToken)
+        : undefined,
       planFirst: settings.planFirst,
       maxAutopilotContinues: settings.maxAutopilotContinues,
       timeoutMs: settings.timeoutMs,
@@ -181,7 +186,9 @@ async function runWith(
       }
     }
     outcome = {
-      ...outcome,
+      // a session created before the failure still names its events file
+      sessionId: session?.createdSessionId ?? null,
+      summary: null,
       status,
       error: {
         message: clean(message),
@@ -193,7 +200,8 @@ async function runWith(
   } finally {
     // Any session is shut down by now (its metrics are in): the CLI exits (~40 ms after
     // SIGTERM) while the report is written and published.
-    stopped = cli ? cli.stop() : early?.process.kill()
+    // (no CliStarter: no credential, and then the entry started no CLI either)
+    stopped = cli?.stop()
   }
   try {
     await working
@@ -277,13 +285,7 @@ async function publish(
   }
   if (outcome.verifyPassed !== undefined) outputs['verify-passed'] = String(outcome.verifyPassed)
   if (outcome.sessionId) {
-    const events = path.join(
-      settings.tempDir,
-      'copilot-home',
-      'session-state',
-      outcome.sessionId,
-      'events.jsonl'
-    )
+    const events = path.join(cliHome(settings), 'session-state', outcome.sessionId, 'events.jsonl')
     if (fs.existsSync(events)) outputs['events-path'] = events
   }
   let summaryNote = ''

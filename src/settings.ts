@@ -20,8 +20,6 @@ export interface Settings {
   /** `run` the agent, or only `check-policy` (validate, lint and test the policy) for CI. */
   mode: 'run' | 'check-policy'
   prompt: string
-  /** Where the prompt came from, for messages: `input` or the prompt file's path. */
-  promptSource: string
   policyPath: string
   model?: string
   /** Token for the CLI (COPILOT_GITHUB_TOKEN); empty with BYOK. */
@@ -47,6 +45,11 @@ export interface Settings {
   tempDir: string
   /** Every secret value the action knows, to redact from logs, comments and outputs. */
   secrets: string[]
+}
+
+/** Whether the CLI has a credential: a BYOK provider, or a token for Copilot. */
+export function hasCredential(settings: Settings): boolean {
+  return settings.provider !== undefined || !!settings.copilotToken
 }
 
 /** Reads one input the way @actions/core does: INPUT_<NAME> with spaces as underscores. */
@@ -110,14 +113,12 @@ export function readSettings(input: InputReader, env: NodeJS.ProcessEnv = proces
     )
   }
   let prompt = promptInput
-  let promptSource = 'input'
   if (promptFile !== '') {
     const file = path.resolve(workspace, promptFile)
     if (!fs.existsSync(file)) {
       throw new UserError(`Input 'prompt-file' names '${file}', which does not exist.`)
     }
     prompt = fs.readFileSync(file, 'utf8').trim()
-    promptSource = file
     if (prompt === '') throw new UserError(`The prompt file '${file}' is empty.`)
   }
 
@@ -171,7 +172,6 @@ export function readSettings(input: InputReader, env: NodeJS.ProcessEnv = proces
   return {
     mode,
     prompt,
-    promptSource,
     policyPath: path.resolve(workspace, input('policy') || DEFAULT_POLICY_PATH),
     model,
     copilotToken: provider ? undefined : copilotToken,

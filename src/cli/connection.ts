@@ -58,6 +58,8 @@ export class Connection {
     })
     // A write to a dead CLI must not crash the action: the exit is reported through `cli.exited`.
     cli.child.stdin.on('error', () => undefined)
+    // The CLI gone, every pending request is rejected at once (request() says it exited).
+    void cli.exited.then(() => this.connection.dispose())
     this.connection.listen()
   }
 
@@ -91,17 +93,10 @@ export class Connection {
     timeoutMs = 60_000
   ): Promise<z.infer<S>> {
     if (this.isClosed) throw new ProtocolError(method, 'the Copilot CLI is not running')
-    const token = new rpc.CancellationTokenSource()
     let timer: NodeJS.Timeout | undefined
     try {
       const raw: unknown = await Promise.race([
-        this.connection.sendRequest<unknown>(method, params, token.token),
-        this.cli.exited.then((exit) => {
-          throw new ProtocolError(
-            method,
-            `the Copilot CLI exited (code ${exit.code ?? 'none'}, signal ${exit.signal ?? 'none'}) before answering`
-          )
-        }),
+        this.connection.sendRequest<unknown>(method, params),
         new Promise<never>((_, reject) => {
           timer = setTimeout(
             () =>
@@ -123,10 +118,16 @@ export class Connection {
     } catch (error) {
       if (error instanceof ProtocolError) throw error
       const code = error instanceof rpc.ResponseError ? error.code : undefined
+      const exit = this.cli.exitStatus
+      if (exit && code === rpc.ErrorCodes.PendingResponseRejected) {
+        throw new ProtocolError(
+          method,
+          `the Copilot CLI exited (code ${exit.code ?? 'none'}, signal ${exit.signal ?? 'none'}) before answering`
+        )
+      }
       throw new ProtocolError(method, messageOf(error), code)
     } finally {
       clearTimeout(timer)
-      token.dispose()
     }
   }
 

@@ -9,16 +9,32 @@
  * bundle's entry chunk, and what it imports is loaded before the CLI can start.
  */
 import path from 'node:path'
-import { readSettings, envInputReader, type Settings } from '../settings.js'
+import { envInputReader, hasCredential, readSettings, type Settings } from '../settings.js'
 import { findCli, type CliExecutable } from './install.js'
 import { CliProcess } from './process.js'
 
-export interface EarlyLaunch {
-  settings: Settings
+/** The run's settings, read once for the whole run, or why they could not be read. */
+export type Inputs = { settings: Settings } | { error: unknown }
+
+/** What the entry did before main.ts loaded: the inputs it read, and the CLI it started. */
+export interface EarlyStart {
+  inputs: Inputs
+  cli?: EarlyCli
+}
+
+export interface EarlyCli {
   executable: CliExecutable & { source: 'cli-path' | 'tool-cache' }
   process: CliProcess
   /** main.ts takes over: its cancellation handling replaces the guard below. */
   adopt(): void
+}
+
+export function readInputs(env: NodeJS.ProcessEnv): Inputs {
+  try {
+    return { settings: readSettings(envInputReader(env), env) }
+  } catch (error) {
+    return { error }
+  }
 }
 
 /** The CLI's private home directory for a run (session state, logs, its pid file). */
@@ -26,34 +42,37 @@ export function cliHome(settings: Settings): string {
   return path.join(settings.tempDir, 'copilot-home')
 }
 
-/** `--log-level debug` when the step runs with debug logging (what core.isDebug() reads). */
-export function cliArgs(env: NodeJS.ProcessEnv): string[] {
-  return env.RUNNER_DEBUG === '1' ? ['--log-level', 'debug'] : []
+/**
+ * Starts the CLI for a run: its private home, `--log-level debug` when the step runs with debug
+ * logging (what core.isDebug() reads), and `env` (stripped by CliProcess).
+ */
+export function spawnCli(
+  executable: string,
+  settings: Settings,
+  env: NodeJS.ProcessEnv
+): CliProcess {
+  return new CliProcess({
+    executable,
+    home: cliHome(settings),
+    args: env.RUNNER_DEBUG === '1' ? ['--log-level', 'debug'] : [],
+    env
+  })
 }
 
 /**
- * Starts the CLI when the run will certainly need it and it is at hand (`cli-path` or the tool
- * cache). Returns undefined, having started nothing, otherwise: invalid inputs (main.ts reports
- * them), `mode: check-policy`, no credential at all, or a CLI that must be installed first.
+ * Reads the inputs, and starts the CLI when the run will certainly need it and it is at hand
+ * (`cli-path` or the tool cache). Starts nothing for invalid inputs (main.ts reports them),
+ * `mode: check-policy`, no credential at all, or a CLI that must be installed first.
  */
-export function launchEarly(env: NodeJS.ProcessEnv = process.env): EarlyLaunch | undefined {
-  let settings: Settings
-  try {
-    settings = readSettings(envInputReader(env), env)
-  } catch {
-    return undefined
-  }
-  if (settings.mode !== 'run') return undefined
-  if (!settings.provider && !settings.copilotToken) return undefined
+export function launchEarly(env: NodeJS.ProcessEnv = process.env): EarlyStart {
+  const inputs = readInputs(env)
+  if ('error' in inputs) return { inputs }
+  const { settings } = inputs
+  if (settings.mode !== 'run' || !hasCredential(settings)) return { inputs }
   const executable = findCli(settings, env)
-  if (!executable) return undefined
+  if (!executable) return { inputs }
   try {
-    const cli = new CliProcess({
-      executable: executable.path,
-      home: cliHome(settings),
-      args: cliArgs(env),
-      env
-    })
+    const cli = spawnCli(executable.path, settings, env)
     // Until main.ts is loaded and handles cancellation itself, SIGINT/SIGTERM end the CLI with
     // the action (node's default for these signals is to exit at once).
     const guard = (signal: NodeJS.Signals): void => {
@@ -67,8 +86,8 @@ export function launchEarly(env: NodeJS.ProcessEnv = process.env): EarlyLaunch |
     }
     process.once('SIGINT', guard)
     process.once('SIGTERM', guard)
-    return { settings, executable, process: cli, adopt }
+    return { inputs, cli: { executable, process: cli, adopt } }
   } catch {
-    return undefined // main.ts starts it again and reports what fails
+    return { inputs } // main.ts starts it again and reports what fails
   }
 }

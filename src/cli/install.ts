@@ -82,10 +82,22 @@ export function findCli(
     : undefined
 }
 
+/** The log line naming the CLI a run uses. */
+export function describeCli(
+  found: { path: string; source: 'cli-path' | 'tool-cache' },
+  version: string
+): string {
+  return found.source === 'cli-path'
+    ? `Using the Copilot CLI at ${found.path}`
+    : `Using the Copilot CLI ${version} from the tool cache`
+}
+
 export interface LocateOptions {
   cliPath?: string
   cliVersion: string
   log: (line: string) => void
+  /** The run's environment (RUNNER_TOOL_CACHE, RUNNER_TEMP). */
+  env: NodeJS.ProcessEnv
   /** Cancels a running install. */
   signal?: AbortSignal
 }
@@ -93,17 +105,13 @@ export interface LocateOptions {
 export async function locateCli(options: LocateOptions): Promise<CliExecutable> {
   // No `--version` run before the launch (it costs 80–190 ms of startup): the handshake reports
   // the version, and a cli-path that does not start is reported with its stderr.
-  const found = findCli(options)
+  const found = findCli(options, options.env)
   if (found) {
-    options.log(
-      found.source === 'cli-path'
-        ? `Using the Copilot CLI at ${found.path}`
-        : `Using the Copilot CLI ${options.cliVersion} from the tool cache`
-    )
+    options.log(describeCli(found, options.cliVersion))
     return { path: found.path, version: found.version }
   }
   options.log(`Installing @github/copilot@${options.cliVersion} into the tool cache`)
-  const prefix = fs.mkdtempSync(path.join(process.env.RUNNER_TEMP || os.tmpdir(), 'copilot-cli-'))
+  const prefix = fs.mkdtempSync(path.join(options.env.RUNNER_TEMP || os.tmpdir(), 'copilot-cli-'))
   try {
     await run(
       'npm',

@@ -82,6 +82,11 @@ export class CliProcess {
     return this.exit !== undefined
   }
 
+  /** How it exited, once it has. */
+  get exitStatus(): CliExit | undefined {
+    return this.exit
+  }
+
   /** The last lines the CLI wrote to stderr (unredacted: callers redact). */
   lastStderr(count = 20): string[] {
     const tail = this.stderrRest ? [...this.stderrLines, this.stderrRest] : this.stderrLines

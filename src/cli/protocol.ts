@@ -47,7 +47,6 @@ export type Todo = z.infer<typeof Todo>
 export const ReadTodosResult = z.looseObject({ rows: z.array(Todo).default([]) })
 
 export const ShellExecResult = z.looseObject({ processId: z.union([z.string(), z.number()]) })
-export const ShellKillResult = z.looseObject({ killed: z.boolean().optional() })
 
 // ---------------------------------------------------------------------------------------------
 // Usage / shutdown metrics (session.usage.getMetrics result and session.shutdown event data)

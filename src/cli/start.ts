@@ -6,9 +6,9 @@
  */
 import { UserError } from '../errors.js'
 import { Connection } from './connection.js'
-import { cliArgs, cliHome, type EarlyLaunch } from './early.js'
-import { locateCli } from './install.js'
-import { CliProcess } from './process.js'
+import { spawnCli, type EarlyCli } from './early.js'
+import { describeCli, locateCli } from './install.js'
+import type { CliProcess } from './process.js'
 import type { Settings } from '../settings.js'
 
 export interface StartedCli {
@@ -22,7 +22,7 @@ export interface StartedCli {
 export interface CliStarterOptions {
   settings: Settings
   /** The process started by the entry, when there is one. */
-  early?: EarlyLaunch
+  early?: EarlyCli
   env: NodeJS.ProcessEnv
   log: (line: string) => void
   /** The run's cancellation. */
@@ -49,11 +49,7 @@ export class CliStarter {
     const { settings, early } = options
     let knownVersion: string | null
     if (early) {
-      options.log(
-        early.executable.source === 'cli-path'
-          ? `Using the Copilot CLI at ${early.executable.path}`
-          : `Using the Copilot CLI ${settings.cliVersion} from the tool cache`
-      )
+      options.log(describeCli(early.executable, settings.cliVersion))
       this.process = early.process
       knownVersion = early.executable.version
     } else {
@@ -61,14 +57,11 @@ export class CliStarter {
         cliPath: settings.cliPath,
         cliVersion: settings.cliVersion,
         log: options.log,
+        env: options.env,
         signal: AbortSignal.any([options.signal, this.stopping.signal])
       })
       this.stopping.signal.throwIfAborted()
-      this.process = new CliProcess({
-        executable: located.path,
-        home: cliHome(settings),
-        args: cliArgs(options.env)
-      })
+      this.process = spawnCli(located.path, settings, options.env)
       knownVersion = located.version
     }
     const cli = this.process
@@ -102,11 +95,9 @@ export class CliStarter {
 
   /** Ends whatever was started: cancels an install, closes the connection, kills the group. */
   async stop(): Promise<void> {
+    // Once stopping, start() creates nothing more (throwIfAborted right before the spawn).
     this.stopping.abort()
     this.connection?.dispose()
-    const killing = this.process?.kill()
-    await this.started.catch(() => undefined)
-    this.connection?.dispose()
-    await Promise.all([killing, this.process?.kill()])
+    await Promise.all([this.process?.kill(), this.started.catch(() => undefined)])
   }
 }

@@ -22,6 +22,7 @@ import { feedbackFor } from '../policy/index.js'
 import type { CommandRecord, RunStatus } from '../reporting/types.js'
 import { z } from 'zod'
 import { AUTH_FIX, checkAuth } from './auth.js'
+import type { Provider } from '../settings.js'
 import { runShellCommand } from './shell.js'
 
 export interface Logger {
@@ -51,9 +52,8 @@ export interface RunOptions {
   prompt: string
   workingDirectory: string
   model?: string
-  provider?: { type: string; baseUrl: string; apiKey?: string }
-  /** Check the GitHub sign-in before prompting (off with BYOK, which needs none). */
-  checkAuth: boolean
+  /** A BYOK provider; without one the GitHub sign-in is checked before prompting. */
+  provider?: Provider
   /** Registration id of the connection's GitHub token provider (the credential never goes into the CLI's environment). */
   tokenRegistration?: string
   /** Start in plan mode; the action approves the agent's exit from plan mode into autopilot. */
@@ -112,6 +112,11 @@ export class Run {
 
   constructor(private readonly options: RunOptions) {}
 
+  /** The session's id once session.create answered. */
+  get createdSessionId(): string | null {
+    return this.sessionId
+  }
+
   async execute(): Promise<RunOutcome> {
     const { connection, log } = this.options
     const unsubscribe = connection.onEvent((_sessionId, event) => this.onEvent(event))
@@ -124,7 +129,7 @@ export class Run {
       this.sessionId = created.sessionId
       this.options.observer.setSessionId(created.sessionId)
       log.info(`Session ${created.sessionId} created`)
-      if (this.options.checkAuth) {
+      if (!this.options.provider) {
         const login = await checkAuth(connection, created.sessionId)
         log.info(`Signed in to Copilot${login ? ` as ${login}` : ''}`)
       }
@@ -391,9 +396,16 @@ export class Run {
   private waitForEnd(): Promise<Ending> {
     const { signal, timeoutMs, idleTimeoutMs } = this.options
     return new Promise<Ending>((resolve) => {
-      // Declared before `done`: it may run before they are set (cancelled or idle already).
-      let timeout: NodeJS.Timeout | undefined
-      let watchdog: NodeJS.Timeout | undefined
+      if (signal.aborted) return resolve({ kind: 'cancelled' })
+      if (!this.busy) return resolve({ kind: 'idle' })
+      const timeout = setTimeout(() => done({ kind: 'timeout' }), timeoutMs)
+      const watchdog = setInterval(
+        () => {
+          const quietMs = Date.now() - this.lastEventAt
+          if (this.busy && quietMs >= idleTimeoutMs) done({ kind: 'hang', quietMs })
+        },
+        Math.min(5_000, Math.max(100, idleTimeoutMs / 4))
+      )
       const done = (ending: Ending): void => {
         clearTimeout(timeout)
         clearInterval(watchdog)
@@ -403,19 +415,9 @@ export class Run {
         resolve(ending)
       }
       const onAbort = (): void => done({ kind: 'cancelled' })
-      if (signal.aborted) return done({ kind: 'cancelled' })
       signal.addEventListener('abort', onAbort)
       this.idleSignal = () => done({ kind: 'idle' })
       this.errorSignal = () => done({ kind: 'error' })
-      if (!this.busy) return done({ kind: 'idle' })
-      timeout = setTimeout(() => done({ kind: 'timeout' }), timeoutMs)
-      watchdog = setInterval(
-        () => {
-          const quietMs = Date.now() - this.lastEventAt
-          if (this.busy && quietMs >= idleTimeoutMs) done({ kind: 'hang', quietMs })
-        },
-        Math.min(5_000, Math.max(100, idleTimeoutMs / 4))
-      )
       void this.options.cliExited.then((message) => done({ kind: 'cli-exit', message }))
     })
   }
@@ -509,7 +511,7 @@ export class Run {
         )
         observer.setPlan(plan.exists ? (plan.content ?? null) : null)
       }),
-      attempt('Reading the todo list', () => this.readTodos()),
+      this.readTodos(), // logs its own failure
       attempt('Reading the usage metrics', async () => {
         observer.setMetrics(
           await connection.request(
