@@ -12,7 +12,6 @@ import type { PermissionRequest } from '../cli/protocol.js'
 import { compileGlob, globMatches, globMayMatchPrefix, literalOf, type Glob } from './glob.js'
 import {
   compilePathGlob,
-  inside,
   PathError,
   pathGlobMatchesSubject,
   realDirectory,
@@ -161,6 +160,42 @@ const KIND_MATCHER: Record<string, MatcherKey> = {
   mcp: 'mcp',
   memory: 'memory',
   'custom-tool': 'tool'
+}
+
+/**
+ * The permission request `<matcher>: <subject>` names (a policy test, an explain query): the
+ * inverse of KIND_MATCHER. Undefined for an mcp subject without a server before a `/`.
+ */
+export function requestOf(
+  matcher: MatcherKey,
+  subject: string,
+  readOnly?: boolean
+): PermissionRequest | undefined {
+  switch (matcher) {
+    case 'shell':
+      return { kind: 'shell', fullCommandText: subject }
+    case 'write':
+      return { kind: 'write', fileName: subject }
+    case 'read':
+      return { kind: 'read', path: subject }
+    case 'url':
+      return { kind: 'url', url: subject }
+    case 'memory':
+      return { kind: 'memory' }
+    case 'tool':
+      return { kind: 'custom-tool', toolName: subject }
+    case 'mcp': {
+      const slash = subject.indexOf('/')
+      if (slash <= 0) return undefined
+      const request: PermissionRequest = {
+        kind: 'mcp',
+        serverName: subject.slice(0, slash),
+        toolName: subject.slice(slash + 1)
+      }
+      if (readOnly !== undefined) request.readOnly = readOnly
+      return request
+    }
+  }
 }
 
 /** Redirect targets that are never files. */
@@ -355,7 +390,7 @@ export class PolicyEngine implements Policy {
   }
 
   /** Decides one path against the `write` or `read` rules; relative paths resolve against `base`. */
-  pathVerdicts(matcher: 'write' | 'read', requested: string, base: string): Verdicts {
+  private pathVerdicts(matcher: 'write' | 'read', requested: string, base: string): Verdicts {
     let lexical: string
     let real: string[]
     try {
@@ -364,52 +399,34 @@ export class PolicyEngine implements Policy {
       if (!(error instanceof PathError)) throw error
       return { decision: 'deny', rule: 'invalid-request', reason: error.message, matched: [] }
     }
-    const lexicalRoot = this.lexicalRoot
-    const realRoot = this.realRoot
-    let deny: CompiledRule | undefined
-    let allow: CompiledRule | undefined
-    const matched: string[] = []
-    const lexicalPath = subjectPath(lexical, lexicalRoot)
-    const realPaths = real.map((r) => subjectPath(r, realRoot))
-    for (const rule of this.rulesFor(matcher)) {
-      if (rule.matcher !== 'write' && rule.matcher !== 'read') continue
-      let hit: boolean
-      if (rule.decision === 'deny') {
+    const lexicalPath = subjectPath(lexical, this.lexicalRoot)
+    const realPaths = real.map((r) => subjectPath(r, this.realRoot))
+    return this.match(
+      matcher,
+      (rule) => {
+        if (rule.matcher !== 'write' && rule.matcher !== 'read') return false
         // deny when any reading of the path matches
-        hit = rule.paths.some(
-          (g) =>
-            pathGlobMatchesSubject(g, lexicalPath) ||
-            realPaths.some((r) => pathGlobMatchesSubject(g, r))
-        )
-        if (hit) deny ??= rule
-      } else {
+        if (rule.decision === 'deny') {
+          return rule.paths.some(
+            (g) =>
+              pathGlobMatchesSubject(g, lexicalPath) ||
+              realPaths.some((r) => pathGlobMatchesSubject(g, r))
+          )
+        }
         // allow only when where the write really lands matches
-        hit = realPaths.every((r) => rule.paths.some((g) => pathGlobMatchesSubject(g, r)))
-        if (hit) allow ??= rule
+        return realPaths.every((r) => rule.paths.some((g) => pathGlobMatchesSubject(g, r)))
+      },
+      () => {
+        const outside = realPaths.find((r) => r.relative === undefined)
+        if (outside === undefined) return undefined
+        return {
+          decision: 'deny',
+          rule: 'outside-workspace',
+          reason: `${outside.absolute} is outside the working directory and no rule allows it`,
+          matched: []
+        }
       }
-      if (hit) matched.push(rule.id)
-    }
-    const winner = deny ?? allow
-    if (winner !== undefined) {
-      const v: Verdicts = { decision: winner.decision, rule: winner.id, matched }
-      if (winner.reason !== undefined) v.reason = winner.reason
-      return v
-    }
-    if (real.some((r) => inside(realRoot, r) === undefined)) {
-      const where = real.find((r) => inside(realRoot, r) === undefined) as string
-      return {
-        decision: 'deny',
-        rule: 'outside-workspace',
-        reason: `${where} is outside the working directory and no rule allows it`,
-        matched
-      }
-    }
-    return {
-      decision: this.defaultDecision,
-      rule: 'default',
-      reason: `no rule matches; the policy default is ${this.defaultDecision}`,
-      matched
-    }
+    )
   }
 
   // -------------------------------------------------------------------------------------------
@@ -508,27 +525,22 @@ export class PolicyEngine implements Policy {
         return segment(oneLine(shown), this.commandVerdicts(item.command))
       }
       case 'assignment': {
-        const matched: string[] = []
-        let deny: CompiledRule | undefined
-        for (const rule of this.rulesFor('shell')) {
-          if (rule.matcher !== 'shell' || rule.decision !== 'deny') continue
-          const variants = [item.text, ...item.assignments]
-          if (rule.globs.some((g) => variants.some((v) => globMatches(g, v)))) {
-            matched.push(rule.id)
-            deny ??= rule
-          }
-        }
-        if (deny !== undefined) {
-          const v: Verdicts = { decision: 'deny', rule: deny.id, matched }
-          if (deny.reason !== undefined) v.reason = deny.reason
-          return segment(oneLine(item.text), v)
-        }
-        return segment(oneLine(item.text), {
-          decision: 'allow',
-          rule: 'assignment',
-          reason: 'variable assignments are checked against deny rules only',
-          matched
-        })
+        // variable assignments are checked against deny rules only
+        const variants = [item.text, ...item.assignments]
+        const verdicts = this.match(
+          'shell',
+          (rule) =>
+            rule.matcher === 'shell' &&
+            rule.globs.some((g) => variants.some((v) => globMatches(g, v))),
+          () => ({
+            decision: 'allow',
+            rule: 'assignment',
+            reason: 'variable assignments are checked against deny rules only',
+            matched: []
+          }),
+          this.shellDenies
+        )
+        return segment(oneLine(item.text), verdicts)
       }
       case 'write':
         return segment(oneLine(item.text), this.writeTargetVerdicts(item.target, bases))

@@ -42,3 +42,8 @@ export class PolicyError extends UserError {
     this.fix = first.fix
   }
 }
+
+/** Orders issues as they stand in the file. */
+export function byPosition(a: PolicyIssue, b: PolicyIssue): number {
+  return a.line - b.line || a.column - b.column
+}

@@ -60,11 +60,6 @@ export function globMayMatchPrefix(glob: Glob, prefix: string): boolean {
   return glob.hasStar && prefix.startsWith(first)
 }
 
-/** True when the pattern has no wildcard: it matches exactly one string. */
-export function isLiteralGlob(glob: Glob): boolean {
-  return !glob.hasStar
-}
-
 /** The glob's meaning as a literal string (escapes removed), when it has no star. */
 export function literalOf(glob: Glob): string | undefined {
   return glob.hasStar ? undefined : glob.parts[0]

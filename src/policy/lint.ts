@@ -4,7 +4,7 @@
  */
 import path from 'node:path'
 import type { RuleSpec } from './engine.js'
-import type { PolicyIssue } from './errors.js'
+import { byPosition, type PolicyIssue } from './errors.js'
 import { compileGlob, globCovers } from './glob.js'
 import type { ResolvedPolicy } from './load.js'
 import type { Policy } from './types.js'
@@ -290,5 +290,5 @@ export function lintPolicy(resolved: ResolvedPolicy, policy: Policy): PolicyIssu
     )
   }
   out.push(...probeWarnings(resolved, policy))
-  return out.sort((a, b) => a.line - b.line || a.column - b.column)
+  return out.sort(byPosition)
 }

@@ -16,9 +16,8 @@ import {
   type Range
 } from 'yaml'
 import type { z } from 'zod'
-import type { PermissionRequest } from '../cli/protocol.js'
-import { compileRule, PatternError, PolicyEngine, type RuleSpec } from './engine.js'
-import { PolicyError, type PolicyIssue } from './errors.js'
+import { compileRule, PatternError, PolicyEngine, requestOf, type RuleSpec } from './engine.js'
+import { byPosition, PolicyError, type PolicyIssue } from './errors.js'
 import { presetText } from './presets.js'
 import type { PolicyTestCase } from './testing.js'
 import {
@@ -113,10 +112,6 @@ export interface ParsedPolicy {
   extends: PresetName | undefined
   /** The file's `tests:` section. */
   tests: PolicyTestCase[]
-}
-
-function byPosition(a: PolicyIssue, b: PolicyIssue): number {
-  return a.line - b.line || a.column - b.column
 }
 
 function ruleLabel(index: number, id: string | undefined): string {
@@ -393,46 +388,17 @@ function testCases(map: SourceMap, data: PolicyFileInput, out: PolicyTestCase[])
       return
     }
     const subject = key === 'memory' ? 'memory' : (test[key] as string)
-    let request: PermissionRequest
-    switch (key) {
-      case 'shell':
-        request = { kind: 'shell', fullCommandText: subject }
-        break
-      case 'write':
-        request = { kind: 'write', fileName: subject }
-        break
-      case 'read':
-        request = { kind: 'read', path: subject }
-        break
-      case 'url':
-        request = { kind: 'url', url: subject }
-        break
-      case 'memory':
-        request = { kind: 'memory' }
-        break
-      case 'tool':
-        request = { kind: 'custom-tool', toolName: subject }
-        break
-      case 'mcp': {
-        const slash = subject.indexOf('/')
-        if (slash <= 0 || slash === subject.length - 1) {
-          issues.push(
-            map.issue(
-              [...at, 'mcp'],
-              `"${subject}" in test ${i + 1} is not server/tool`,
-              'write mcp: "server/tool"'
-            )
-          )
-          return
-        }
-        request = {
-          kind: 'mcp',
-          serverName: subject.slice(0, slash),
-          toolName: subject.slice(slash + 1)
-        }
-        if (test.readOnly !== undefined) request.readOnly = test.readOnly
-        break
-      }
+    const request = requestOf(key, subject, test.readOnly)
+    // requestOf refuses an mcp subject without a server; a test needs the tool too
+    if (request === undefined || (key === 'mcp' && subject.indexOf('/') === subject.length - 1)) {
+      issues.push(
+        map.issue(
+          [...at, 'mcp'],
+          `"${subject}" in test ${i + 1} is not server/tool`,
+          'write mcp: "server/tool"'
+        )
+      )
+      return
     }
     const { line, column } = map.position(at)
     const testCase: PolicyTestCase = {
@@ -616,7 +582,16 @@ export async function compilePolicy(
   workingDirectory: string,
   options: CompileOptions = {}
 ): Promise<CompiledPolicy> {
-  const resolved = resolvePolicyText(text, source)
+  return compileResolved(resolvePolicyText(text, source), source, workingDirectory, options)
+}
+
+/** compilePolicy for text already resolved (resolvePolicyText). Throws PolicyError on errors. */
+export async function compileResolved(
+  resolved: ResolvedPolicy,
+  source: string,
+  workingDirectory: string,
+  options: CompileOptions = {}
+): Promise<CompiledPolicy> {
   const errors = resolved.issues.filter((i) => i.severity === 'error')
   if (errors.length > 0) throw new PolicyError(errors)
   await initBashParser()

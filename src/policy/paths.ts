@@ -164,21 +164,9 @@ export function subjectPath(p: string, root: string): SubjectPath {
   return { absolute: p, relative: rel === '' ? '.' : rel }
 }
 
-/** pathGlobMatches with the relative path computed once for every glob. */
+/** Whether the glob matches the path: relative globs see the path relative to the root only. */
 export function pathGlobMatchesSubject(glob: PathGlob, p: SubjectPath): boolean {
   if (glob.absolute) return glob.matchers.some((m) => m(p.absolute))
   const subject = p.relative
   return subject !== undefined && glob.matchers.some((m) => m(subject))
-}
-
-/**
- * Whether the glob matches the path `p` (absolute). Relative globs see `p` relative to `root`
- * and never match outside it; the root itself is `.`.
- */
-export function pathGlobMatches(glob: PathGlob, p: string, root: string): boolean {
-  if (glob.absolute) return glob.matchers.some((m) => m(p))
-  const rel = inside(root, p)
-  if (rel === undefined) return false
-  const subject = rel === '' ? '.' : rel
-  return glob.matchers.some((m) => m(subject))
 }

@@ -47,7 +47,6 @@ export const RuleSchema = z.strictObject({
   /** With `mcp`: match only tools the MCP server marks read-only (true) or not (false). */
   readOnly: z.boolean().optional()
 })
-export type RuleInput = z.infer<typeof RuleSchema>
 
 /** Request keys of a policy test: the same names as the rule matchers. */
 export const TEST_REQUEST_KEYS = MATCHER_KEYS
@@ -68,7 +67,6 @@ export const PolicyTestSchema = z.strictObject({
   /** The rule expected to decide (its id, `default`, or a built-in id). */
   rule: z.string().min(1).optional()
 })
-export type PolicyTestInput = z.infer<typeof PolicyTestSchema>
 
 export const PRESET_NAMES = ['read-only', 'ci-fix', 'maintenance'] as const
 export type PresetName = (typeof PRESET_NAMES)[number]

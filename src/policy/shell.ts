@@ -401,9 +401,9 @@ class Analyzer {
       if (!child.isNamed) {
         words.push(literalWord(child.type))
       } else if (child.type === 'variable_assignment') {
-        const text = assignmentText(child)
-        assignments.push(text)
-        words.push(evalWord(child))
+        const word = evalWord(child)
+        assignments.push(word.text)
+        words.push(word)
       } else if (child.type === 'variable_name') {
         words.push(literalWord(child.text))
       } else if (child.type !== 'comment') {
@@ -1033,6 +1033,8 @@ function runs(words: ShellWord[], recorder: Recorder): Run[] {
     case 'nohup':
     case 'builtin':
     case 'busybox':
+    case 'setsid':
+    case 'command':
       return wordsFrom(words, scanOptions(words, {}), name)
     case 'stdbuf':
       return wordsFrom(
@@ -1040,9 +1042,6 @@ function runs(words: ShellWord[], recorder: Recorder): Run[] {
         scanOptions(words, { short: 'ioe', long: ['input', 'output', 'error'] }),
         name
       )
-    case 'setsid':
-    case 'command':
-      return wordsFrom(words, scanOptions(words, {}), name)
     case 'exec':
       return wordsFrom(words, scanOptions(words, { short: 'a' }), name)
     case 'doas':

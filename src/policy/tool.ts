@@ -10,13 +10,14 @@ import path from 'node:path'
 import { parseArgs } from 'node:util'
 import { z } from 'zod'
 import { PermissionRequest } from '../cli/protocol.js'
-import { feedbackFor, oneLine, type CompiledRule } from './engine.js'
-import { formatIssue, PolicyError } from './errors.js'
+import { feedbackFor, requestOf, type CompiledRule } from './engine.js'
+import { byPosition, formatIssue, PolicyError } from './errors.js'
 import { lintPolicy } from './lint.js'
-import { compilePolicy, resolvePolicyText, type CompiledPolicy } from './load.js'
+import { compilePolicy, compileResolved, resolvePolicyText, type CompiledPolicy } from './load.js'
 import { PRESET_NAMES, presetText, type PresetName } from './presets.js'
 import { runPolicyTests } from './testing.js'
-import type { Decision, SegmentDecision } from './types.js'
+import { MATCHER_KEYS } from './schema.js'
+import type { Decision, MatcherKey, SegmentDecision } from './types.js'
 
 export interface ToolResult {
   exitCode: 0 | 1 | 2
@@ -99,10 +100,10 @@ export async function checkPolicy(
   const resolved = resolvePolicyText(text, source)
   const issues = [...resolved.issues]
   if (!issues.some((i) => i.severity === 'error')) {
-    const policy = await compilePolicy(text, source, options.workingDirectory)
+    const policy = await compileResolved(resolved, source, options.workingDirectory)
     issues.push(...lintPolicy(resolved, policy))
   }
-  issues.sort((a, b) => a.line - b.line || a.column - b.column)
+  issues.sort(byPosition)
   const errors = issues.filter((i) => i.severity === 'error').length
   const warnings = issues.length - errors
   const summary =
@@ -128,21 +129,14 @@ export type ExplainQuery =
 
 /** The permission request an explain query stands for. */
 export function requestFor(query: ExplainQuery): PermissionRequest {
-  if ('shell' in query) return { kind: 'shell', fullCommandText: query.shell }
-  if ('write' in query) return { kind: 'write', fileName: query.write }
-  if ('read' in query) return { kind: 'read', path: query.read }
-  if ('url' in query) return { kind: 'url', url: query.url }
-  if ('tool' in query) return { kind: 'custom-tool', toolName: query.tool }
-  if ('memory' in query) return { kind: 'memory' }
-  if ('mcp' in query) {
-    const slash = query.mcp.indexOf('/')
-    if (slash <= 0) throw new InputError(`--mcp takes server/tool, not "${query.mcp}"`)
-    const request: PermissionRequest = {
-      kind: 'mcp',
-      serverName: query.mcp.slice(0, slash),
-      toolName: query.mcp.slice(slash + 1)
-    }
-    if (query.readOnly !== undefined) request.readOnly = query.readOnly
+  if (!('json' in query)) {
+    // exactly one matcher key (`readOnly` goes with mcp)
+    const matcher = MATCHER_KEYS.find((key) => key in query)
+    if (matcher === undefined) throw new InputError('nothing to explain')
+    const value: unknown = (query as Partial<Record<MatcherKey, unknown>>)[matcher]
+    const subject = typeof value === 'string' ? value : matcher
+    const request = requestOf(matcher, subject, 'mcp' in query ? query.readOnly : undefined)
+    if (request === undefined) throw new InputError(`--mcp takes server/tool, not "${subject}"`)
     return request
   }
   let raw: unknown
@@ -315,7 +309,7 @@ export async function replayReport(
     else loosened++
     const was = record.rule !== undefined ? `"${record.rule}"` : '?'
     changes.push(
-      `  ${record.decision} → ${now.decision}  ${now.kind}  ${oneLine(now.subject)}\n` +
+      `  ${record.decision} → ${now.decision}  ${now.kind}  ${now.subject}\n` +
         `      was rule ${was}, now rule "${now.rule}"${now.reason !== undefined ? `: ${now.reason}` : ''}`
     )
   }

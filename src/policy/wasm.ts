@@ -62,20 +62,22 @@ let readyParser: Parser | undefined
 
 /** Initializes tree-sitter and the bash grammar (once per process; later calls share it). */
 export function initBashParser(): Promise<Parser> {
-  bashParser ??= (async () => {
-    await Parser.init({
-      locateFile: (file: string) => (file.endsWith('.wasm') ? locateWasm(RUNTIME_WASM) : file)
+  if (bashParser === undefined) {
+    bashParser = (async () => {
+      await Parser.init({
+        locateFile: (file: string) => (file.endsWith('.wasm') ? locateWasm(RUNTIME_WASM) : file)
+      })
+      const language = await Language.load(locateWasm(BASH_WASM))
+      const parser = new Parser()
+      parser.setLanguage(language)
+      readyParser = parser
+      return parser
+    })()
+    // A failed init must not poison the process: let the next caller retry.
+    bashParser.catch(() => {
+      bashParser = undefined
     })
-    const language = await Language.load(locateWasm(BASH_WASM))
-    const parser = new Parser()
-    parser.setLanguage(language)
-    readyParser = parser
-    return parser
-  })()
-  // A failed init must not poison the process: let the next caller retry.
-  bashParser.catch(() => {
-    bashParser = undefined
-  })
+  }
   return bashParser
 }
 
