@@ -14,10 +14,11 @@ import { loadPolicy, runPolicyTests } from './policy/index.js'
 import { checkPolicy, testPolicy } from './policy/tool.js'
 import { ReportBuilder } from './reporting/report.js'
 import { renderComment, renderSummary, renderWorking } from './reporting/render.js'
+import { defaultApiUrl } from './github/client.js'
 import { createCommentPublisher, type CommentPublisher } from './reporting/publish-comment.js'
 import { resolveTarget, type Target } from './reporting/target.js'
 import { actionOutputs } from './reporting/outputs.js'
-import { redact } from './reporting/text.js'
+import { normalizeSecrets, redactNormalized } from './reporting/text.js'
 import type { Report, RunStatus } from './reporting/types.js'
 import { hasCredential, type Settings } from './settings.js'
 import { Run, type Logger, type RunOutcome } from './session/run.js'
@@ -72,7 +73,9 @@ async function runWith(
   const { settings } = inputs
   for (const secret of settings.secrets) core.setSecret(secret)
   if (settings.mode === 'check-policy') return checkPolicyOnly(settings)
-  const clean = (text: string): string => redact(text, settings.secrets)
+  // normalized once: clean() runs for every line of command output
+  const secrets = normalizeSecrets(settings.secrets)
+  const clean = (text: string): string => redactNormalized(text, secrets)
   const link = runUrl(env)
   const comments = commentPublisher(settings, env)
   // Posted while the policy loads and the CLI starts; the final comment waits for it.
@@ -327,7 +330,7 @@ function commentPublisher(
   }
   return createCommentPublisher({
     token: settings.githubToken,
-    apiUrl: env.GITHUB_API_URL || 'https://api.github.com',
+    apiUrl: defaultApiUrl(env),
     target,
     key: settings.commentKey,
     mode: settings.comment,

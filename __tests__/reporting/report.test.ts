@@ -1,5 +1,5 @@
 import type { SessionEvent } from '../../src/cli/protocol.js'
-import { REPORT_LIMITS, ReportBuilder, isReportRelevant } from '../../src/reporting/report.js'
+import { REPORT_LIMITS, ReportBuilder } from '../../src/reporting/report.js'
 import type { Report } from '../../src/reporting/types.js'
 import { SECRET, START, recordedSession, type SessionOptions, type Step } from './fixtures.js'
 
@@ -410,7 +410,8 @@ describe('ReportBuilder: memory and speed', () => {
     expect(r.toolStats?.bash?.calls).toBe(10_000)
   })
 
-  it('folds a stream of deltas and usage events at ≥ 200k events/s', () => {
+  // How fast: `npm run bench` (bench/fold.ts, 1M events); no timing in unit tests.
+  it('folds a long stream of deltas and usage events, counting every usage', () => {
     const stream: SessionEvent[] = []
     for (let i = 0; i < 100_000; i++) {
       stream.push(
@@ -433,23 +434,8 @@ describe('ReportBuilder: memory and speed', () => {
               }
       )
     }
-    let best = 0
-    for (let round = 0; round < 5; round++) {
-      const b = builder()
-      const t0 = performance.now()
-      for (const event of stream) b.onEvent(event)
-      const seconds = (performance.now() - t0) / 1000
-      best = Math.max(best, stream.length / seconds)
-      expect(b.finish({ status: 'completed', endedAt: END }).metrics.models.m?.requests).toBe(
-        10_000
-      )
-    }
-    expect(best).toBeGreaterThanOrEqual(200_000)
-  })
-
-  it('tells callers which event types it reads', () => {
-    expect(isReportRelevant('tool.execution_start')).toBe(true)
-    expect(isReportRelevant('assistant.message_delta')).toBe(false)
-    expect(isReportRelevant('session.idle')).toBe(false)
+    const b = builder()
+    for (const event of stream) b.onEvent(event)
+    expect(b.finish({ status: 'completed', endedAt: END }).metrics.models.m?.requests).toBe(10_000)
   })
 })

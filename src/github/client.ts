@@ -62,10 +62,10 @@ function unspacedGroup(): ThrottleGroup {
   return { key: () => limiter } as unknown as ThrottleGroup
 }
 
-const noopLog: ClientLog = { debug: () => undefined, warning: () => undefined }
+export const noopLog: ClientLog = { debug: () => undefined, warning: () => undefined }
 
-export function defaultApiUrl(): string {
-  return process.env.GITHUB_API_URL?.trim() || 'https://api.github.com'
+export function defaultApiUrl(env: NodeJS.ProcessEnv = process.env): string {
+  return env.GITHUB_API_URL?.trim() || 'https://api.github.com'
 }
 
 export function createGitHubClient(options: ClientOptions): GitHubClient {

@@ -7,8 +7,8 @@
  * entry or an outage yields `{fallback}`, a warning for the caller to emit before putting the report
  * in the job summary instead.
  */
-import type { GitHubClient } from '../github/client.js'
-import { createGitHubClient } from '../github/client.js'
+import type { ClientOptions, GitHubClient } from '../github/client.js'
+import { createGitHubClient, noopLog } from '../github/client.js'
 import type { CommentTarget, Target } from './target.js'
 
 export type CommentMode = 'update' | 'new' | 'off'
@@ -23,28 +23,15 @@ export interface PublishResult {
   skipped?: string
 }
 
-export interface PublisherLog {
-  debug(message: string): void
-  warning(message: string): void
-}
-
-export interface CommentPublisherOptions {
-  token: string
-  /** REST API base URL; default `GITHUB_API_URL`, then https://api.github.com. */
-  apiUrl?: string
+/** The client's options (token, API URL, log, retries, throttling) plus what to publish where. */
+export interface CommentPublisherOptions extends Pick<
+  ClientOptions,
+  'token' | 'apiUrl' | 'log' | 'retries' | 'retryDelayMs' | 'throttleId' | 'spaceWrites'
+> {
   target: Target
   /** Tells several sticky comments on one target apart; default `default`. */
   key?: string
   mode: CommentMode
-  log?: PublisherLog
-  /** Retry and rate-limit wait unit in ms (default 1000); tests pass 1. */
-  retryDelayMs?: number
-  /** Retries of transient failures (default 3). */
-  retries?: number
-  /** Throttling group id (see createGitHubClient); tests pass a unique one. */
-  throttleId?: string
-  /** Space writes as GitHub recommends (default true); tests turn it off. */
-  spaceWrites?: boolean
 }
 
 export interface CommentPublisher {
@@ -156,8 +143,6 @@ export function fallbackMessage(target: CommentTarget, error: unknown): string {
   return `Could not post the run comment on ${where} (${detail}). The report is in the job summary.`
 }
 
-const noopLog: PublisherLog = { debug: () => undefined, warning: () => undefined }
-
 export function createCommentPublisher(options: CommentPublisherOptions): CommentPublisher {
   const marker = markerFor(options.key)
   const log = options.log ?? noopLog
@@ -170,16 +155,7 @@ export function createCommentPublisher(options: CommentPublisherOptions): Commen
   }
 
   let client: GitHubClient | undefined
-  const octokit = (): GitHubClient =>
-    (client ??= createGitHubClient({
-      token: options.token,
-      apiUrl: options.apiUrl,
-      log,
-      retries: options.retries,
-      retryDelayMs: options.retryDelayMs,
-      throttleId: options.throttleId,
-      spaceWrites: options.spaceWrites
-    }))
+  const octokit = (): GitHubClient => (client ??= createGitHubClient({ ...options, log }))
   const where = { owner: target.owner, repo: target.repo }
   let identity: Identity | undefined
   /** The comment this publisher wrote or adopted; later publishes update it by id. */

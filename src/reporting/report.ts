@@ -70,25 +70,6 @@ export interface FinishOptions {
   error?: { message: string; type?: string }
 }
 
-/** The event types the builder reads. Anything else can be skipped before parsing. */
-const RELEVANT_EVENTS: ReadonlySet<string> = new Set([
-  'assistant.message',
-  'assistant.usage',
-  'tool.execution_start',
-  'tool.execution_complete',
-  'session.task_complete',
-  'session.autopilot_stopped',
-  'session.error',
-  'session.mode_changed',
-  'session.shutdown',
-  'exit_plan_mode.requested'
-])
-
-/** Whether the report reads events of this type (a cheap pre-filter for callers). */
-export function isReportRelevant(type: string): boolean {
-  return RELEVANT_EVENTS.has(type)
-}
-
 interface PendingTool {
   record: ToolCallRecord
   startMs: number

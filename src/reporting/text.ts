@@ -35,11 +35,7 @@ export function normalizeSecrets(secrets: readonly string[]): string[] {
 /** Replace every occurrence of every secret (≥ 4 characters) with `***`, longest first. */
 export function redact(text: string, secrets: readonly string[]): string {
   if (secrets.length === 0 || text.length < MIN_SECRET_LENGTH) return text
-  let out = text
-  for (const secret of normalizeSecrets(secrets)) {
-    if (out.includes(secret)) out = out.split(secret).join(REDACTED)
-  }
-  return out
+  return redactNormalized(text, normalizeSecrets(secrets))
 }
 
 export interface RedactDeepOptions {
