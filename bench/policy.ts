@@ -5,8 +5,8 @@
  * its own with process.hrtime.bigint after a warm-up. Prints one JSON line.
  */
 import fs from 'node:fs'
-import os from 'node:os'
 import path from 'node:path'
+import { fileURLToPath } from 'node:url'
 import type { PermissionRequest } from '../src/cli/protocol.js'
 import { compilePolicy } from '../src/policy/index.js'
 
@@ -14,7 +14,11 @@ const ROUNDS = Number(process.env.BENCH_POLICY_ROUNDS ?? 200)
 const WARMUP_ROUNDS = 20
 const PACKAGES = 40
 
-const ws = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-policy-'))
+// Not under /tmp: the policy allows /tmp/**, which would make every workspace path allowed and
+// leave the outside-the-workspace requests untimed. .tmp/ is git-ignored.
+const scratch = path.join(path.dirname(path.dirname(fileURLToPath(import.meta.url))), '.tmp')
+fs.mkdirSync(scratch, { recursive: true })
+const ws = fs.mkdtempSync(path.join(scratch, 'bench-policy-'))
 for (let i = 0; i < PACKAGES; i++) {
   for (const sub of ['src', 'test'])
     fs.mkdirSync(path.join(ws, `packages/pkg-${i}/${sub}`), { recursive: true })

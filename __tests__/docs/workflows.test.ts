@@ -382,41 +382,54 @@ describe.each(examplePolicies)('%s', (file) => {
       ).toMatch(/^allow /)
     })
 
-    const recipe = file.split('/')[1]
-    if (recipe === 'fix-failing-tests') {
-      it('allows running the tests and editing sources and tests, nothing else', () => {
-        expect(shell('npm test')).toBe('allow tests')
-        expect(shell('npm run build && npm test -- --runInBand')).toBe('allow tests')
-        expect(write('src/parser.ts')).toBe('allow sources-and-tests')
-        expect(write('__tests__/parser.test.ts')).toBe('allow sources-and-tests')
-        expect(write('lib/util.spec.js')).toBe('allow sources-and-tests')
-        expect(write('package.json')).toBe('deny no-manifest-edits')
-        expect(write('README.md')).toBe('deny default')
-        expect(write('scripts/build.mjs')).toBe('deny default')
-        expect(decide({ kind: 'url', url: 'https://docs.github.com/' })).toBe('deny default')
-      })
+    // Each recipe's own cases; a recipe without any fails (a rename must not drop them).
+    const ownCases: Record<string, [string, () => void]> = {
+      'fix-failing-tests': [
+        'allows running the tests and editing sources and tests, nothing else',
+        () => {
+          expect(shell('npm test')).toBe('allow tests')
+          expect(shell('npm run build && npm test -- --runInBand')).toBe('allow tests')
+          expect(write('src/parser.ts')).toBe('allow sources-and-tests')
+          expect(write('__tests__/parser.test.ts')).toBe('allow sources-and-tests')
+          expect(write('lib/util.spec.js')).toBe('allow sources-and-tests')
+          expect(write('package.json')).toBe('deny no-manifest-edits')
+          expect(write('README.md')).toBe('deny default')
+          expect(write('scripts/build.mjs')).toBe('deny default')
+          expect(decide({ kind: 'url', url: 'https://docs.github.com/' })).toBe('deny default')
+        }
+      ],
+      'scheduled-maintenance': [
+        'allows editing documentation and inspecting dependencies, not code or tests',
+        () => {
+          expect(write('docs/recipes.md')).toBe('allow docs')
+          expect(write('README.md')).toBe('allow docs')
+          expect(write('src/index.ts')).toBe('deny default')
+          expect(write('package.json')).toBe('deny default')
+          expect(shell('npm outdated')).toBe('allow inspect')
+          expect(shell('npm test')).toBe('deny default')
+          expect(shell('npm update')).toBe('deny no-dependency-changes')
+        }
+      ],
+      'comment-command': [
+        'allows editing the working tree except workflows, .git and manifests, and running tests',
+        () => {
+          expect(write('src/index.ts')).toBe('allow workspace-writes')
+          expect(write('docs/guide.md')).toBe('allow workspace-writes')
+          expect(write('package.json')).toBe('deny no-manifest-edits')
+          expect(write('../trusted/.github/copilot/command-policy.yml')).toMatch(/^deny /)
+          expect(shell('npm test')).toBe('allow tests')
+          expect(shell('git commit -am x')).toBe('deny no-push')
+        }
+      ]
     }
-    if (recipe === 'scheduled-maintenance') {
-      it('allows editing documentation and inspecting dependencies, not code or tests', () => {
-        expect(write('docs/recipes.md')).toBe('allow docs')
-        expect(write('README.md')).toBe('allow docs')
-        expect(write('src/index.ts')).toBe('deny default')
-        expect(write('package.json')).toBe('deny default')
-        expect(shell('npm outdated')).toBe('allow inspect')
-        expect(shell('npm test')).toBe('deny default')
-        expect(shell('npm update')).toBe('deny no-dependency-changes')
-      })
-    }
-    if (recipe === 'comment-command') {
-      it('allows editing the working tree except workflows, .git and manifests, and running tests', () => {
-        expect(write('src/index.ts')).toBe('allow workspace-writes')
-        expect(write('docs/guide.md')).toBe('allow workspace-writes')
-        expect(write('package.json')).toBe('deny no-manifest-edits')
-        expect(write('../trusted/.github/copilot/command-policy.yml')).toMatch(/^deny /)
-        expect(shell('npm test')).toBe('allow tests')
-        expect(shell('git commit -am x')).toBe('deny no-push')
-      })
-    }
+    const recipe = file.split('/')[1] ?? ''
+    const [title, cases] = ownCases[recipe] ?? [
+      'has recipe-specific cases',
+      () => {
+        throw new Error(`no recipe-specific cases for ${recipe}`)
+      }
+    ]
+    it(title, cases)
   })
 })
 

@@ -62,6 +62,7 @@ async function runOnPullRequest(
       GITHUB_API_URL: github.url
     }
   })
+  expect(result.cliPids.length).toBeGreaterThan(0) // a CLI was started
   expect(await waitGone(result.cliPids)).toEqual([])
   return result
 }
@@ -141,7 +142,8 @@ describe('the sticky PR comment', () => {
     expect(body).toMatch(/- \[ \] .*Add a test/)
     // The denial and its rule.
     expect(body).toContain('no-push')
-    // Untrusted text pings nobody and links nothing.
+    // Untrusted text pings nobody and links nothing (but is shown).
+    expect(body).toContain('Fixed it, thanks')
     expect(body).not.toMatch(/(^|[^\w`])@octocat\b/)
     expect(body).not.toMatch(/(^|\s)#12\b/)
   })

@@ -68,6 +68,7 @@ async function runWith(
     },
     ...extra
   })
+  expect(result.cliPids.length).toBeGreaterThan(0) // a CLI was started
   expect(await waitGone(result.cliPids)).toEqual([])
   return result
 }
@@ -140,7 +141,8 @@ describe('command output and cancellation', () => {
       { 'setup-commands': 'echo tick-from-setup; sleep 3; echo tock' },
       {
         onOutput: (chunk) => {
-          if (!sawTickAt && chunk.includes('tick-from-setup')) sawTickAt = Date.now()
+          // the output line itself, not the group header that shows the command
+          if (!sawTickAt && /^tick-from-setup$/m.test(chunk)) sawTickAt = Date.now()
         },
         onSpawn: (child) => child.on('exit', () => (exitedAt = Date.now()))
       }
@@ -156,7 +158,8 @@ describe('command output and cancellation', () => {
       { 'setup-commands': 'sleep 300 & echo $! > bg.pid; echo waiting; sleep 300' },
       {
         onOutput: (chunk) => {
-          if (chunk.includes('waiting')) signalAction('SIGTERM')
+          // the command's own output line (its text also stands in the group header)
+          if (/^waiting$/m.test(chunk)) signalAction('SIGTERM')
         },
         onSpawn: (child) => {
           signalAction = (signal) => child.kill(signal)
@@ -166,7 +169,9 @@ describe('command output and cancellation', () => {
     expect(result.outputs.status).toBe('cancelled')
     expect(result.report!.commands[0]).toMatchObject({ phase: 'setup', exitCode: null })
     expect(model!.requests).toHaveLength(0)
-    expect(await waitGone([Number(workspace.read('bg.pid'))])).toEqual([])
+    const background = Number(workspace.read('bg.pid'))
+    expect(background).toBeGreaterThan(0)
+    expect(await waitGone([background])).toEqual([])
   })
 })
 

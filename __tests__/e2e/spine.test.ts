@@ -179,11 +179,11 @@ describe('a policy-gated autopilot run of the real CLI', () => {
     expect(result.summary).toContain('no-push')
   })
 
-  it('never creates a session when the policy is invalid, naming file, line and column', async () => {
-    workspace.write(
-      '.github/copilot-policy.yml',
-      'version: 1\nrules:\n  - id: a\n    decison: allow\n    shell: ["ls"]\n'
-    )
+  /**
+   * A run the policy must stop: it fails, no session ever exists, and the CLI the entry started
+   * while the policy loaded is gone; the model was never asked.
+   */
+  async function runRefused(): Promise<ActionResult> {
     model = await startModelServer([complete('never')])
     const result = await runAction({
       workspace,
@@ -194,12 +194,21 @@ describe('a policy-gated autopilot run of the real CLI', () => {
         'provider-base-url': model.url
       }
     })
-    expect(result.exitCode).not.toBe(0)
     expect(result.outputs.status).toBe('failed')
-    // The entry starts the CLI while the policy loads; it gets no session and is killed.
     expect(sessionDirs(workspace)).toEqual([])
+    expect(result.cliPids.length).toBeGreaterThan(0) // a CLI was started
     expect(await waitGone(result.cliPids)).toEqual([])
     expect(model.requests).toHaveLength(0)
+    return result
+  }
+
+  it('never creates a session when the policy is invalid, naming file, line and column', async () => {
+    workspace.write(
+      '.github/copilot-policy.yml',
+      'version: 1\nrules:\n  - id: a\n    decison: allow\n    shell: ["ls"]\n'
+    )
+    const result = await runRefused()
+    expect(result.exitCode).not.toBe(0)
     expect(result.report!.error?.message).toMatch(/copilot-policy\.yml:4:5/)
     expect(result.summary).toMatch(/copilot-policy\.yml:4:5/)
   })
@@ -210,20 +219,7 @@ describe('a policy-gated autopilot run of the real CLI', () => {
       EXAMPLE_POLICY +
         'tests:\n  - { shell: "git status", expect: allow }\n  - { shell: "git push origin main", expect: allow }\n'
     )
-    model = await startModelServer([complete('never')])
-    const result = await runAction({
-      workspace,
-      inputs: {
-        prompt: 'x',
-        model: MODEL,
-        'provider-type': 'openai',
-        'provider-base-url': model.url
-      }
-    })
-    expect(result.outputs.status).toBe('failed')
-    expect(sessionDirs(workspace)).toEqual([])
-    expect(await waitGone(result.cliPids)).toEqual([])
-    expect(model.requests).toHaveLength(0)
+    const result = await runRefused()
     const line = EXAMPLE_POLICY.split('\n').length + 2
     expect(result.report!.error?.message).toMatch(
       new RegExp(`copilot-policy\\.yml:${line}:\\d+: test 2 .*expected allow, got deny`)

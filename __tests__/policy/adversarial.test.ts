@@ -3,11 +3,11 @@
  * each must get. Compound commands, substitutions, wrappers, quoting tricks, environment
  * prefixes, path traversal, symlinks, absolute paths and URL tricks.
  */
-import { mkdirSync, symlinkSync } from 'node:fs'
+import { mkdirSync, rmSync, symlinkSync } from 'node:fs'
 import path from 'node:path'
 import type { PermissionRequest } from '../../src/cli/protocol.js'
 import type { CompiledPolicy, Verdict } from '../../src/policy/index.js'
-import { compile, tempWorkspace, writeFiles } from './helpers.js'
+import { compile, read, shell, tempWorkspace, url, write, writeFiles } from './helpers.js'
 
 const POLICY = `version: 1
 default: deny
@@ -295,18 +295,8 @@ const URLS: Row[] = (
 
 const TABLE: Row[] = [...SHELL, ...FILES, ...URLS]
 
-function request(kind: Row[0], subject: string): PermissionRequest {
-  switch (kind) {
-    case 'shell':
-      return { kind, fullCommandText: subject }
-    case 'write':
-      return { kind, fileName: subject }
-    case 'read':
-      return { kind, path: subject }
-    case 'url':
-      return { kind, url: subject }
-  }
-}
+const REQUEST: Record<Row[0], (subject: string) => PermissionRequest> = { shell, write, read, url }
+const request = (kind: Row[0], subject: string): PermissionRequest => REQUEST[kind](subject)
 
 let ws: ReturnType<typeof tempWorkspace>
 let outside: ReturnType<typeof tempWorkspace>
@@ -326,6 +316,7 @@ beforeAll(async () => {
 afterAll(() => {
   ws.cleanup()
   outside.cleanup()
+  rmSync('/tmp/copilot-policy-allowed', { recursive: true, force: true })
 })
 
 describe('adversarial requests', () => {

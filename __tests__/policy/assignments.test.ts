@@ -3,7 +3,7 @@
  * not allow `GIT_EXTERNAL_DIFF=<cmd> git diff`, which runs <cmd>. Deny rules still match the
  * command with or without them.
  */
-import { compile, tempWorkspace } from './helpers.js'
+import { compile, shell, tempWorkspace } from './helpers.js'
 
 const POLICY = `version: 1
 rules:
@@ -11,8 +11,6 @@ rules:
   - { id: ci-tests, decision: allow, shell: ["CI=1 npm test"] }
   - { id: no-push, decision: deny, shell: ["git push*"] }
 `
-
-const shell = (fullCommandText: string) => ({ kind: 'shell', fullCommandText })
 
 describe('environment assignments in shell commands', () => {
   const ws = tempWorkspace()

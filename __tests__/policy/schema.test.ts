@@ -80,19 +80,26 @@ function validate(value: Json, s: Schema, at = '$'): string[] {
   return errors
 }
 
+/** The policy files a document shows (fenced yaml that starts with `version:`). */
+const documented = (doc: string): Array<[string, string]> =>
+  [
+    ...readFileSync(new URL(doc, root), 'utf8').matchAll(/^```ya?ml\n(version:[\s\S]*?)^```$/gm)
+  ].map((m, i): [string, string] => [`${doc} example ${i + 1}`, m[1] as string])
+
+const exampleDirs = readdirSync(new URL('examples/', root), { withFileTypes: true })
+  .filter((d) => d.isDirectory())
+  .map((d) => d.name)
+
 const shipped: Array<[string, string]> = [
-  ['README example', EXAMPLE_POLICY],
+  ["the policy tests' example", EXAMPLE_POLICY],
+  ...documented('README.md'),
+  ...documented('policy/README.md'),
   ...PRESET_NAMES.map((name): [string, string] => [`preset ${name}`, presetText(name)]),
-  ...readdirSync(new URL('examples/', root), { withFileTypes: true })
-    .filter((d) => d.isDirectory())
-    .flatMap((d): Array<[string, string]> => {
-      try {
-        const file = `examples/${d.name}/copilot-policy.yml`
-        return [[file, readFileSync(new URL(file, root), 'utf8')]]
-      } catch {
-        return []
-      }
-    })
+  // every recipe folder ships a policy: a missing one fails here
+  ...exampleDirs.map((name): [string, string] => {
+    const file = `examples/${name}/copilot-policy.yml`
+    return [file, readFileSync(new URL(file, root), 'utf8')]
+  })
 ]
 
 describe('the JSON Schema of the policy file', () => {
@@ -117,7 +124,10 @@ describe('the JSON Schema of the policy file', () => {
   })
 
   it('covers the example policies we ship', () => {
-    expect(shipped.length).toBeGreaterThanOrEqual(4)
+    const names = shipped.map(([name]) => name)
+    expect(names.filter((n) => n.startsWith('README.md example'))).toHaveLength(1)
+    expect(names.filter((n) => n.startsWith('policy/README.md example'))).toHaveLength(1)
+    expect(exampleDirs).toHaveLength(3)
   })
 
   it.each(shipped)('accepts %s, which the loader accepts too', async (name, text) => {

@@ -9,7 +9,7 @@ import {
   runPolicyTool,
   testPolicy
 } from '../../src/policy/tool.js'
-import { compilePolicy, runPolicyTests } from '../../src/policy/index.js'
+import { compilePolicy, PRESET_NAMES, runPolicyTests } from '../../src/policy/index.js'
 import { EXAMPLE_POLICY, tempWorkspace } from './helpers.js'
 
 let ws: ReturnType<typeof tempWorkspace>
@@ -195,7 +195,7 @@ rules:
   })
 
   it('checks the presets clean', async () => {
-    for (const name of ['read-only', 'ci-fix', 'maintenance']) {
+    for (const name of PRESET_NAMES) {
       const result = await checkPolicy(`built-in:${name}`, { ...options, strict: true })
       expect([name, result.exitCode, result.output]).toEqual([
         name,

@@ -4,6 +4,7 @@
  */
 import type { PermissionRequest, SessionEvent } from '../../src/cli/protocol.js'
 import type { Decision } from '../../src/policy/types.js'
+import type { ReportBuilder } from '../../src/reporting/report.js'
 import type { Report, RunStatus } from '../../src/reporting/types.js'
 
 export const SECRET = 'ghp_SuperSecretToken1234567890'
@@ -393,5 +394,13 @@ export function sampleReport(status: RunStatus, overrides: Partial<Report> = {})
       'ran view: /ws/src/sum.ts'
     ],
     ...overrides
+  }
+}
+
+/** Feeds recorded steps to a builder, events and decisions in order. */
+export function play(b: ReportBuilder, steps: Step[]): void {
+  for (const step of steps) {
+    if ('event' in step) b.onEvent(step.event)
+    else b.onDecision(step.decision.requestId, step.decision.request, step.decision.decision)
   }
 }

@@ -8,7 +8,7 @@ import {
   renderWorking
 } from '../../src/reporting/render.js'
 import type { Report, RunStatus, ToolCallRecord } from '../../src/reporting/types.js'
-import { SECRET, START, recordedSession, sampleReport } from './fixtures.js'
+import { SECRET, START, play, recordedSession, sampleReport } from './fixtures.js'
 
 const MARKER = '<!-- copilot-autopilot:comment -->'
 const RUN_URL = 'https://github.com/octo/app/actions/runs/42'
@@ -81,10 +81,7 @@ describe('renderComment snapshots', () => {
       workingDirectory: '/ws'
     })
     b.setSessionId('s-1')
-    for (const step of recordedSession()) {
-      if ('event' in step) b.onEvent(step.event)
-      else b.onDecision(step.decision.requestId, step.decision.request, step.decision.decision)
-    }
+    play(b, recordedSession())
     const body = comment(b.finish({ status: 'incomplete', endedAt: '2026-11-22T10:05:00.000Z' }))
     expect(body).toMatchSnapshot()
     expect(body).toContain(

@@ -1,7 +1,7 @@
 import type { SessionEvent } from '../../src/cli/protocol.js'
 import { REPORT_LIMITS, ReportBuilder } from '../../src/reporting/report.js'
 import type { Report } from '../../src/reporting/types.js'
-import { SECRET, START, recordedSession, type SessionOptions, type Step } from './fixtures.js'
+import { SECRET, START, play, recordedSession, type SessionOptions } from './fixtures.js'
 
 const END = '2026-11-22T10:03:12.000Z'
 
@@ -13,13 +13,6 @@ function builder(extra: Partial<ConstructorParameters<typeof ReportBuilder>[0]> 
     secrets: [SECRET],
     ...extra
   })
-}
-
-function play(b: ReportBuilder, steps: Step[]): void {
-  for (const step of steps) {
-    if ('event' in step) b.onEvent(step.event)
-    else b.onDecision(step.decision.requestId, step.decision.request, step.decision.decision)
-  }
 }
 
 function fold(options: SessionOptions = {}): Report {
