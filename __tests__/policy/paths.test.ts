@@ -250,10 +250,13 @@ describe('pathMatcher', () => {
       'src/',
       '/tmp/'
     ]
-    for (const glob of globs) {
-      const ours = pathMatcher(glob)
-      const theirs = picomatch(glob, MATCH_OPTIONS)
-      for (const p of paths) expect([glob, p, ours(p)]).toEqual([glob, p, theirs(p)])
+    // file globs, and URL path globs (src/policy/url.ts)
+    for (const options of [MATCH_OPTIONS, { dot: true, nonegate: true }]) {
+      for (const glob of globs) {
+        const ours = pathMatcher(glob, options)
+        const theirs = picomatch(glob, options)
+        for (const p of paths) expect([glob, p, ours(p)]).toEqual([glob, p, theirs(p)])
+      }
     }
   })
 })

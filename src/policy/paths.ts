@@ -102,12 +102,16 @@ export const MATCH_OPTIONS: picomatch.PicomatchOptions = {
 }
 
 /**
- * What `picomatch(pattern, MATCH_OPTIONS)` answers, without the result object its matcher builds
- * on every call (a third of a write decision): with these options picomatch's test is "not empty,
- * and equal to the pattern or matched by its regex".
+ * What `picomatch(pattern, options)` answers, without the result object its matcher builds on
+ * every call (a third of a write decision): for options without `format`, `matchBase`,
+ * `basename`, `windows` or `ignore`, picomatch's test is "not empty, and equal to the pattern or
+ * matched by its regex". Used for file globs and URL path globs.
  */
-export function pathMatcher(pattern: string): (p: string) => boolean {
-  const regex = picomatch.makeRe(pattern, MATCH_OPTIONS)
+export function pathMatcher(
+  pattern: string,
+  options: picomatch.PicomatchOptions = MATCH_OPTIONS
+): (p: string) => boolean {
+  const regex = picomatch.makeRe(pattern, options)
   return (p) => p !== '' && (p === pattern || regex.test(p))
 }
 

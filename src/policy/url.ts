@@ -11,8 +11,8 @@
  * matching. Query strings and fragments are ignored.
  */
 import { domainToASCII } from 'node:url'
-import picomatch from 'picomatch'
 import { compileGlob, globMatches, type Glob } from './glob.js'
+import { pathMatcher } from './paths.js'
 
 export interface UrlPattern {
   source: string
@@ -104,7 +104,7 @@ export function compileUrlPattern(source: string): UrlPattern {
   if (port === DEFAULT_PORTS[protocol]) port = ''
   const host = compileGlob(normalizeHostPattern(hostPart, source))
   const anyPath = pathGlob === '' || pathGlob === '/**'
-  const matcher = anyPath ? undefined : picomatch(pathGlob, { dot: true, nonegate: true })
+  const matcher = anyPath ? undefined : pathMatcher(pathGlob, { dot: true, nonegate: true })
   return { source, protocol, host, port, path: matcher }
 }
 
