@@ -14,9 +14,11 @@ import {
   compilePathGlob,
   PathError,
   pathGlobMatchesSubject,
+  pathGlobMayMatchUnder,
   realDirectory,
   subjectPath,
   resolveRequestPath,
+  type SubjectPath,
   type PathGlob
 } from './paths.js'
 import { analyzeShell, type CdTarget, type ShellCommand, type ShellItem } from './shell.js'
@@ -107,7 +109,7 @@ export function compileRule(spec: RuleSpec): CompiledRule {
                 'such as /tmp/** for paths outside it'
             )
           }
-          return compilePathGlob(p)
+          return compilePathGlob(p, spec.decision === 'deny')
         })
       }
     case 'url':
@@ -390,7 +392,12 @@ export class PolicyEngine implements Policy {
   }
 
   /** Decides one path against the `write` or `read` rules; relative paths resolve against `base`. */
-  private pathVerdicts(matcher: 'write' | 'read', requested: string, base: string): Verdicts {
+  private pathVerdicts(
+    matcher: 'write' | 'read',
+    requested: string,
+    base: string,
+    subtree = false
+  ): Verdicts {
     let lexical: string
     let real: string[]
     try {
@@ -405,16 +412,17 @@ export class PolicyEngine implements Policy {
       matcher,
       (rule) => {
         if (rule.matcher !== 'write' && rule.matcher !== 'read') return false
-        // deny when any reading of the path matches
+        // deny when any reading of the path (or, for a recursive write, of a path below it) matches
         if (rule.decision === 'deny') {
-          return rule.paths.some(
-            (g) =>
-              pathGlobMatchesSubject(g, lexicalPath) ||
-              realPaths.some((r) => pathGlobMatchesSubject(g, r))
-          )
+          const hits = subtree ? pathGlobMayMatchUnder : pathGlobMatchesSubject
+          return rule.paths.some((g) => hits(g, lexicalPath) || realPaths.some((r) => hits(g, r)))
         }
-        // allow only when where the write really lands matches
-        return realPaths.every((r) => rule.paths.some((g) => pathGlobMatchesSubject(g, r)))
+        // allow only when where the write really lands matches (and, recursively, all below it)
+        return realPaths.every((r) =>
+          (subtree ? [r, below(r)] : [r]).every((p) =>
+            rule.paths.some((g) => pathGlobMatchesSubject(g, p))
+          )
+        )
       },
       () => {
         const outside = realPaths.find((r) => r.relative === undefined)
@@ -436,21 +444,25 @@ export class PolicyEngine implements Policy {
     const kind = request.kind
     const raw = request.url
     if (!nonEmpty(raw)) return invalid(kind, '?', 'url')
-    const url = parseRequestUrl(raw)
-    if (url === undefined) {
-      return this.finish(kind, raw, {
+    return this.finish(kind, raw, this.urlVerdicts({ text: raw, literal: true }))
+  }
+
+  /** Decides one URL (a `url` request, or a URL a shell command reaches) against the url rules. */
+  private urlVerdicts(target: { text: string; literal: boolean }): Verdicts {
+    if (!target.literal) {
+      return {
         decision: 'deny',
-        rule: 'unparsable',
-        reason: 'the URL does not parse',
+        rule: 'dynamic-argument',
+        reason: `the URL "${target.text}" is only known when the command runs`,
         matched: []
-      })
+      }
     }
-    return this.finish(
-      kind,
-      raw,
-      this.match('url', (r) =>
-        r.matcher === 'url' ? r.urls.some((u) => urlPatternMatches(u, url)) : false
-      )
+    const url = parseRequestUrl(target.text)
+    if (url === undefined) {
+      return { decision: 'deny', rule: 'unparsable', reason: 'the URL does not parse', matched: [] }
+    }
+    return this.match('url', (r) =>
+      r.matcher === 'url' ? r.urls.some((u) => urlPatternMatches(u, url)) : false
     )
   }
 
@@ -543,7 +555,12 @@ export class PolicyEngine implements Policy {
         return segment(oneLine(item.text), verdicts)
       }
       case 'write':
-        return segment(oneLine(item.text), this.writeTargetVerdicts(item.target, bases))
+        return segment(
+          oneLine(item.text),
+          this.writeTargetVerdicts(item.target, bases, item.subtree === true)
+        )
+      case 'url':
+        return segment(oneLine(item.text), this.urlVerdicts(item.target))
     }
   }
 
@@ -636,7 +653,8 @@ export class PolicyEngine implements Policy {
 
   private writeTargetVerdicts(
     target: ShellCommand['words'][number],
-    bases: string[] | undefined
+    bases: string[] | undefined,
+    subtree = false
   ): Verdicts {
     if (!target.literal) {
       return {
@@ -667,7 +685,7 @@ export class PolicyEngine implements Policy {
       }
     }
     const results = (path.isAbsolute(expanded) ? [this.lexicalRoot] : (bases ?? [])).map((b) =>
-      this.pathVerdicts('write', expanded, b)
+      this.pathVerdicts('write', expanded, b, subtree)
     )
     return results.find((r) => r.decision === 'deny') ?? (results[0] as Verdicts)
   }
@@ -692,6 +710,16 @@ function expandTilde(text: string, tilde: boolean): string | undefined {
   if (text === '~') return os.homedir()
   if (text.startsWith('~/')) return os.homedir() + text.slice(1)
   return undefined // ~user, ~+, ~-
+}
+
+/** A path below `p`, named so that only globs covering all of `p`'s subtree match it. */
+function below(p: SubjectPath): SubjectPath {
+  const name = '\u0000subtree'
+  return {
+    absolute: `${p.absolute}/${name}`,
+    relative:
+      p.relative === undefined ? undefined : p.relative === '.' ? name : `${p.relative}/${name}`
+  }
 }
 
 function segment(text: string, v: Verdicts): SegmentDecision {

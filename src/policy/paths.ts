@@ -112,24 +112,38 @@ export function pathMatcher(
   options: picomatch.PicomatchOptions = MATCH_OPTIONS
 ): (p: string) => boolean {
   const regex = picomatch.makeRe(pattern, options)
+  if (options.nocase === true) {
+    const lower = pattern.toLowerCase()
+    return (p) => p !== '' && (p.toLowerCase() === lower || regex.test(p))
+  }
   return (p) => p !== '' && (p === pattern || regex.test(p))
 }
 
 export interface PathGlob {
   source: string
   absolute: boolean
+  /** The glob's literal leading directories (`src/gen` for `src/gen/**`), '' when none. */
+  base: string
+  /** Matches regardless of letter case (deny rules: case-insensitive file systems). */
+  nocase: boolean
   /** For absolute globs: the pattern, and the pattern rebased onto its base's real path. */
   matchers: Array<(p: string) => boolean>
 }
 
-export function compilePathGlob(source: string): PathGlob {
+/**
+ * Compiles a `write`/`read` glob. With `nocase` (deny rules) it matches whatever the letter case:
+ * on macOS and Windows runners `.GIT/hooks/x` is `.git/hooks/x`, and a glob matched only as
+ * written would let the agent write a protected file by spelling it differently.
+ */
+export function compilePathGlob(source: string, nocase = false): PathGlob {
   let pattern = source
   while (pattern.startsWith('./')) pattern = pattern.slice(2)
   const absolute = path.isAbsolute(pattern)
-  const matchers = [pathMatcher(pattern)]
+  const options = nocase ? { ...MATCH_OPTIONS, nocase: true } : MATCH_OPTIONS
+  const matchers = [pathMatcher(pattern, options)]
+  const { base } = picomatch.scan(pattern)
   if (absolute) {
     // `/tmp/**` must also match `/private/tmp/x` where /tmp is a symlink to /private/tmp
-    const { base } = picomatch.scan(pattern)
     if (base.length > 0) {
       let realBase: string | undefined
       try {
@@ -138,11 +152,11 @@ export function compilePathGlob(source: string): PathGlob {
         realBase = undefined
       }
       if (realBase !== undefined && realBase !== base) {
-        matchers.push(pathMatcher(realBase + pattern.slice(base.length)))
+        matchers.push(pathMatcher(realBase + pattern.slice(base.length), options))
       }
     }
   }
-  return { source, absolute, matchers }
+  return { source, absolute, base, nocase, matchers }
 }
 
 /** A path as globs see it: absolute, and relative to the root (`.` for the root) when inside. */
@@ -173,4 +187,19 @@ export function pathGlobMatchesSubject(glob: PathGlob, p: SubjectPath): boolean 
   if (glob.absolute) return glob.matchers.some((m) => m(p.absolute))
   const subject = p.relative
   return subject !== undefined && glob.matchers.some((m) => m(subject))
+}
+
+/**
+ * Whether the glob may match `p` or any path below it (a recursive write such as `rm -r p`):
+ * true unless the glob's literal base lies beside `p` (neither inside it nor above it).
+ */
+export function pathGlobMayMatchUnder(glob: PathGlob, p: SubjectPath): boolean {
+  if (pathGlobMatchesSubject(glob, p)) return true
+  const subject = glob.absolute ? p.absolute : p.relative
+  if (subject === undefined) return false
+  if (subject === '.' || glob.base === '') return true
+  const fold = (s: string) => (glob.nocase ? s.toLowerCase() : s)
+  const a = fold(subject)
+  const b = fold(glob.base)
+  return a === b || b.startsWith(a.endsWith('/') ? a : `${a}/`) || a.startsWith(`${b}/`)
 }

@@ -9,6 +9,7 @@
  */
 import path from 'node:path'
 import type { Node, Parser } from 'web-tree-sitter'
+import { commandEffects, type EffectProblemId } from './commands.js'
 import { bashParserSync } from './wasm.js'
 
 /** One shell word after quote removal. */
@@ -33,14 +34,17 @@ export interface ShellCommand {
   via: string[]
 }
 
-export type ShellProblemId = 'unparsable' | 'dynamic-command' | 'dynamic-path' | 'too-complex'
+export type ShellProblemId =
+  'unparsable' | 'dynamic-command' | 'dynamic-path' | 'too-complex' | EffectProblemId
 
 export type ShellItem =
   | { type: 'command'; command: ShellCommand }
   /** A statement that only assigns variables (`x=1`): checked against deny rules only. */
   | { type: 'assignment'; text: string; assignments: string[] }
   /** A file the command writes: a redirection target, a `tee` argument, ... */
-  | { type: 'write'; text: string; target: ShellWord }
+  | { type: 'write'; text: string; target: ShellWord; subtree?: boolean }
+  /** A URL the command reaches (`curl https://…`): checked against `url` rules. */
+  | { type: 'url'; text: string; target: ShellWord }
   | { type: 'problem'; id: ShellProblemId; text: string; reason: string }
 
 /** A directory change seen in the command: a known target, HOME, or unknown (`cd -`, `cd $X`). */
@@ -462,6 +466,23 @@ class Analyzer {
       return
     }
     this.items.push({ type: 'command', command })
+    for (const effect of commandEffects(words)) {
+      if (effect.kind === 'problem') this.problem(effect.id, command.text, effect.reason)
+      else if (effect.kind === 'url') {
+        this.items.push({
+          type: 'url',
+          text: `${effect.label}: ${effect.target.text}`,
+          target: effect.target
+        })
+      } else {
+        this.items.push({
+          type: 'write',
+          text: `${effect.label}: ${effect.target.text}`,
+          target: effect.target,
+          ...(effect.subtree === true ? { subtree: true } : {})
+        })
+      }
+    }
     if (ctx.depth >= MAX_DEPTH && isWrapper(name.text)) {
       this.problem(
         'too-complex',
