@@ -15,14 +15,17 @@ import {
   PathError,
   pathGlobMatchesSubject,
   pathGlobMayMatchUnder,
+  physicalPath,
+  inside as insideDirectory,
   realDirectory,
   subjectPath,
   resolveRequestPath,
   type SubjectPath,
   type PathGlob
 } from './paths.js'
+import { runnerPaths, sensitiveDirectory, sensitiveWordReason } from './sensitive.js'
 import { analyzeShell, type CdTarget, type ShellCommand, type ShellItem } from './shell.js'
-import type { PresetName } from './schema.js'
+import type { PresetName, SandboxMode } from './schema.js'
 import type { PolicyTestCase } from './testing.js'
 import type { Decision, MatcherKey, Policy, SegmentDecision, Verdict } from './types.js'
 import { compileUrlPattern, parseRequestUrl, urlPatternMatches, type UrlPattern } from './url.js'
@@ -229,6 +232,10 @@ export interface EngineOptions {
   tests?: PolicyTestCase[]
   /** The presets the policy extends, nearest first. */
   presets?: PresetName[]
+  /** `sandbox.mode` (default `auto`). */
+  sandboxMode?: SandboxMode
+  /** Directories no write may reach; default: `runnerPaths(process.env)`. */
+  runnerPaths?: string[]
 }
 
 export class PolicyEngine implements Policy {
@@ -239,8 +246,11 @@ export class PolicyEngine implements Policy {
   readonly workingDirectory: string
   readonly tests: readonly PolicyTestCase[]
   readonly presets: readonly PresetName[]
+  readonly sandboxMode: SandboxMode
   private readonly lexicalRoot: string
   private readonly realRoot: string
+  /** Directories no write may reach (runnerPaths), less any that hold the working directory. */
+  private readonly runnerRoots: string[]
   /** The rules of each matcher, in policy order (decide() must not filter 500 rules a call). */
   private readonly byMatcher = new Map<MatcherKey, CompiledRule[]>()
   private readonly ruleIds: ReadonlySet<string>
@@ -256,8 +266,10 @@ export class PolicyEngine implements Policy {
     this.workingDirectory = options.workingDirectory
     this.tests = options.tests ?? []
     this.presets = options.presets ?? []
+    this.sandboxMode = options.sandboxMode ?? 'auto'
     this.lexicalRoot = path.resolve(options.workingDirectory)
     this.realRoot = realDirectory(options.workingDirectory)
+    this.runnerRoots = (options.runnerPaths ?? runnerPaths()).flatMap((p) => [p, realDirectory(p)])
     for (const rule of this.rules) {
       const list = this.byMatcher.get(rule.matcher)
       if (list === undefined) this.byMatcher.set(rule.matcher, [rule])
@@ -408,6 +420,8 @@ export class PolicyEngine implements Policy {
     }
     const lexicalPath = subjectPath(lexical, this.lexicalRoot)
     const realPaths = real.map((r) => subjectPath(r, this.realRoot))
+    const offLimits = this.offLimits(matcher, [lexicalPath, ...realPaths])
+    if (offLimits !== undefined) return offLimits
     return this.match(
       matcher,
       (rule) => {
@@ -435,6 +449,35 @@ export class PolicyEngine implements Policy {
         }
       }
     )
+  }
+
+  /**
+   * Paths no rule can open up: outside the working directory, the runner's own files and HOME
+   * (writes), /proc environments and HOME's credentials (reads and writes).
+   */
+  private offLimits(matcher: 'write' | 'read', paths: SubjectPath[]): Verdicts | undefined {
+    for (const p of paths) {
+      if (p.relative !== undefined) continue
+      if (matcher === 'write') {
+        const lower = p.absolute.toLowerCase()
+        const root = this.runnerRoots.find(
+          (r) => lower === r.toLowerCase() || lower.startsWith(`${r.toLowerCase()}/`)
+        )
+        if (root !== undefined && insideDirectory(this.lexicalRoot, p.absolute) === undefined) {
+          return {
+            decision: 'deny',
+            rule: 'runner-files',
+            reason: `${p.absolute} is among the runner's own files (${root}), which later steps of the job trust`,
+            matched: []
+          }
+        }
+      }
+      const reason = sensitiveWordReason({ text: p.absolute, literal: true, prefix: p.absolute })
+      if (reason !== undefined) {
+        return { decision: 'deny', rule: 'sensitive-path', reason, matched: [] }
+      }
+    }
+    return undefined
   }
 
   // -------------------------------------------------------------------------------------------
@@ -491,6 +534,18 @@ export class PolicyEngine implements Policy {
     const bases = this.cdBases(analysis.cdTargets)
     const segments: SegmentDecision[] = []
     for (const item of analysis.items) segments.push(this.shellSegment(item, explicit, bases))
+    if (bases === undefined && analysis.cdTargets.length > 0) {
+      segments.push({
+        text: subject,
+        decision: 'deny',
+        rule: 'dynamic-path',
+        reason: 'the command changes to a directory only known when it runs'
+      })
+    }
+    const sensitive = this.sensitivePlaces(analysis.items, bases)
+    if (sensitive !== undefined) {
+      segments.push({ text: subject, decision: 'deny', rule: 'sensitive-path', reason: sensitive })
+    }
     if (segments.length === 0) {
       segments.push({
         text: subject,
@@ -505,7 +560,7 @@ export class PolicyEngine implements Policy {
       if (denied.reason !== undefined) decision.reason = denied.reason
       return decision
     }
-    const deciding = segments.filter((s) => s.rule !== 'assignment' && s.rule !== 'null-device')
+    const deciding = segments.filter((s) => s.rule !== 'null-device')
     const ids = [...new Set((deciding.length > 0 ? deciding : segments).map((s) => s.rule))]
     return { decision: 'allow', rule: ids.join(', '), kind, subject, segments }
   }
@@ -537,22 +592,21 @@ export class PolicyEngine implements Policy {
         return segment(oneLine(shown), this.commandVerdicts(item.command))
       }
       case 'assignment': {
-        // variable assignments are checked against deny rules only
+        // an assignment is a command: an allow rule must name it (deny rules match each one)
         const variants = [item.text, ...item.assignments]
-        const verdicts = this.match(
-          'shell',
-          (rule) =>
-            rule.matcher === 'shell' &&
-            rule.globs.some((g) => variants.some((v) => globMatches(g, v))),
-          () => ({
-            decision: 'allow',
-            rule: 'assignment',
-            reason: 'variable assignments are checked against deny rules only',
-            matched: []
-          }),
-          this.shellDenies
+        return segment(
+          oneLine(item.text),
+          this.match(
+            'shell',
+            (rule) =>
+              rule.matcher === 'shell' &&
+              (rule.decision === 'allow'
+                ? rule.globs.some((g) => globMatches(g, item.text))
+                : rule.globs.some((g) => variants.some((v) => globMatches(g, v)))),
+            undefined,
+            this.shellCandidates(item.text)
+          )
         )
-        return segment(oneLine(item.text), verdicts)
       }
       case 'write':
         return segment(
@@ -630,7 +684,11 @@ export class PolicyEngine implements Policy {
     return bucket
   }
 
-  /** The directories relative write targets may resolve against; undefined when unknown. */
+  /**
+   * The directories relative paths may resolve against after the command's `cd`s, each both as
+   * bash's logical `cd` and as the kernel's physical one (`cd -P link/..`); undefined when a
+   * target is only known at run time or there are too many.
+   */
   private cdBases(targets: CdTarget[]): string[] | undefined {
     let bases = [this.lexicalRoot]
     for (const target of targets) {
@@ -644,11 +702,68 @@ export class PolicyEngine implements Policy {
         dir = expanded
       }
       const next = new Set(bases)
-      for (const b of bases) next.add(path.resolve(b, dir))
+      for (const b of bases) {
+        next.add(path.resolve(b, dir))
+        try {
+          next.add(physicalPath(path.isAbsolute(dir) ? dir : `${b}/${dir}`))
+        } catch {
+          return undefined // a symlink loop
+        }
+      }
       bases = [...next]
       if (bases.length > MAX_CD_BASES) return undefined
     }
     return bases
+  }
+
+  /**
+   * Why the command's `cd`s or path arguments reach a place no command may touch (`cd /proc/1`,
+   * `cd ~ && cat .ssh/id_rsa`, a workspace symlink into /proc), or undefined.
+   */
+  private sensitivePlaces(items: ShellItem[], bases: string[] | undefined): string | undefined {
+    const home = os.homedir()
+    if (bases === undefined) return undefined
+    for (const base of bases) {
+      if (base === this.lexicalRoot || base === this.realRoot) continue
+      const reason = sensitiveDirectory(base, home)
+      if (reason !== undefined) return reason
+    }
+    for (const item of items) {
+      if (item.type !== 'command') continue
+      for (const word of item.command.words.slice(1)) {
+        if (!word.literal || word.text.startsWith('-') || word.text === '') continue
+        const expanded = expandTilde(word.text, word.tilde)
+        if (expanded === undefined) continue
+        for (const base of bases) {
+          const lexical = path.resolve(base, expanded)
+          const candidates = [lexical]
+          let physical: string
+          try {
+            // the root is physical already: only the argument's own components are looked up
+            physical =
+              base === this.lexicalRoot && !path.isAbsolute(expanded)
+                ? physicalPath(expanded, this.realRoot)
+                : physicalPath(path.isAbsolute(expanded) ? expanded : `${base}/${expanded}`)
+          } catch {
+            continue
+          }
+          if (physical !== lexical) candidates.push(physical)
+          for (const candidate of candidates) {
+            if (
+              insideDirectory(this.realRoot, candidate) ||
+              insideDirectory(this.lexicalRoot, candidate)
+            )
+              continue
+            const reason = sensitiveWordReason(
+              { text: candidate, literal: true, prefix: candidate },
+              home
+            )
+            if (reason !== undefined) return `${word.text}: ${reason}`
+          }
+        }
+      }
+    }
+    return undefined
   }
 
   private writeTargetVerdicts(

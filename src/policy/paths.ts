@@ -28,11 +28,12 @@ export class PathError extends Error {}
 
 /**
  * Resolves `p` through the file system as the kernel would: component by component, following
- * symlinks (also dangling ones), `..` applied to the real directory reached so far.
+ * symlinks (also dangling ones), `..` applied to the real directory reached so far. A relative
+ * `p` starts at `from`, which must itself be a physical path.
  */
-export function physicalPath(p: string): string {
+export function physicalPath(p: string, from = '/'): string {
   const queue = p.split('/').filter((c) => c.length > 0)
-  let current = '/'
+  let current = path.isAbsolute(p) ? '/' : from
   let links = 0
   let exists = true
   while (queue.length > 0) {

@@ -10,6 +10,14 @@
 import path from 'node:path'
 import type { Node, Parser } from 'web-tree-sitter'
 import { commandEffects, type EffectProblemId } from './commands.js'
+import { sensitiveWordReason, mayBeNetworkDevice } from './sensitive.js'
+import {
+  ARITHMETIC_TEST_OPERATORS,
+  expansionProblem,
+  isInertArithmetic,
+  isInertSubscript,
+  variableProblem
+} from './evaluation.js'
 import { bashParserSync } from './wasm.js'
 
 /** One shell word after quote removal. */
@@ -35,11 +43,23 @@ export interface ShellCommand {
 }
 
 export type ShellProblemId =
-  'unparsable' | 'dynamic-command' | 'dynamic-path' | 'too-complex' | EffectProblemId
+  | 'unparsable'
+  | 'dynamic-command'
+  | 'dynamic-path'
+  | 'too-complex'
+  /** Arithmetic, subscripts, indirection: bash evaluates a variable's value as code. */
+  | 'evaluates-code'
+  /** A variable that steers later programs (HOME, PATH, GIT_*, ...) is set, unset or exported. */
+  | 'protected-variable'
+  /** A redirection to bash's /dev/tcp or /dev/udp: a network connection. */
+  | 'network-redirect'
+  /** /proc/<pid>/environ and the like, or the secrets under HOME. */
+  | 'sensitive-path'
+  | EffectProblemId
 
 export type ShellItem =
   | { type: 'command'; command: ShellCommand }
-  /** A statement that only assigns variables (`x=1`): checked against deny rules only. */
+  /** A statement that only assigns variables (`x=1`): a command the rules must allow. */
   | { type: 'assignment'; text: string; assignments: string[] }
   /** A file the command writes: a redirection target, a `tee` argument, ... */
   | { type: 'write'; text: string; target: ShellWord; subtree?: boolean }
@@ -184,6 +204,7 @@ class Analyzer {
           }
         }
         const body = node.childForFieldName('body')
+        this.variableRedirect(node, body)
         if (trailing.length > 0) {
           if (body?.type !== 'command') {
             this.problem('unparsable', node.text, 'words after a heredoc of a compound command')
@@ -214,14 +235,41 @@ class Analyzer {
       case 'file_redirect':
         this.redirect(node, ctx)
         return
-      case 'expansion':
-        if (isPromptExpansion(node)) {
-          this.problem(
-            'dynamic-command',
-            node.text,
-            `${node.text} expands the variable as a prompt string, which can run commands`
-          )
-        }
+      case 'expansion': {
+        const problem = expansionProblem(node.text)
+        if (problem !== undefined) this.problem(problem.id, node.text, problem.reason)
+        this.walkChildren(node, ctx)
+        return
+      }
+      case 'arithmetic_expansion': {
+        // $(( expr )) and $[ expr ]
+        const inner = node.text.startsWith('$((') ? node.text.slice(3, -2) : node.text.slice(2, -1)
+        this.arithmetic(inner, node.text)
+        this.walkChildren(node, ctx)
+        return
+      }
+      case 'compound_statement':
+        if (node.firstChild?.type === '((') this.arithmetic(node.text.slice(2, -2), node.text)
+        this.walkChildren(node, ctx)
+        return
+      case 'c_style_for_statement':
+        this.problem(
+          'evaluates-code',
+          node.text,
+          'a for (( ... )) loop evaluates variables as arithmetic, which can run commands'
+        )
+        return
+      case 'for_statement': {
+        // `for NAME in ...` and `select NAME in ...` set NAME
+        const variable = node.childForFieldName('variable')
+        const keyword = node.firstChild?.type ?? 'for'
+        if (variable !== null)
+          this.setsVariable(literalWord(variable.text), `${keyword} ${variable.text} in`)
+        this.walkChildren(node, ctx)
+        return
+      }
+      case 'test_command':
+        this.testCommand(node)
         this.walkChildren(node, ctx)
         return
       case 'function_definition': {
@@ -341,6 +389,7 @@ class Analyzer {
 
   private assignmentOnly(nodes: Node[], ctx: Context): void {
     const assignments = nodes.map((n) => assignmentText(n))
+    for (const n of nodes) this.assignmentNode(n, 'the assignment')
     for (const n of nodes) this.walkChildren(n, ctx)
     if (assignments.length > 0) {
       this.items.push({ type: 'assignment', text: assignments.join(' '), assignments })
@@ -356,6 +405,7 @@ class Analyzer {
       const field = node.fieldNameForChild(i)
       if (child.type === 'variable_assignment' && parts.length === 0) {
         assignments.push(assignmentText(child))
+        this.assignmentNode(child, 'a variable assignment', false)
         this.walkChildren(child, ctx)
       } else if (child.type === 'command_name') {
         const inner = child.firstChild
@@ -401,6 +451,7 @@ class Analyzer {
   private declaration(node: Node, ctx: Context): void {
     const words: ShellWord[] = []
     const assignments: string[] = []
+    const keyword = node.firstChild?.type ?? 'declare'
     for (const child of node.children) {
       if (!child.isNamed) {
         words.push(literalWord(child.type))
@@ -408,15 +459,128 @@ class Analyzer {
         const word = evalWord(child)
         assignments.push(word.text)
         words.push(word)
+        this.assignmentNode(child, keyword)
       } else if (child.type === 'variable_name') {
         words.push(literalWord(child.text))
+        if (keyword !== 'unset' || !words.some((w) => /^-[a-z]*f/.test(w.text))) {
+          this.setsVariable(literalWord(child.text), keyword)
+        }
       } else if (child.type !== 'comment') {
-        words.push(evalWord(child))
+        const word = evalWord(child)
+        words.push(word)
+        this.declarationWord(keyword, word, words)
       }
       this.walk(child, ctx)
     }
     if (words.length > 0) {
       this.items.push({ type: 'command', command: makeCommand(words, assignments, ctx.via) })
+    }
+  }
+
+  /**
+   * One word of `declare`/`typeset`/`local`/`export`/`readonly`/`unset` that tree-sitter did not
+   * read as a name or an assignment: an option, or a name it could not see (`"$x"`, `'a[x]'`).
+   */
+  private declarationWord(keyword: string, word: ShellWord, seen: ShellWord[]): void {
+    if (word.literal && /^[-+]/.test(word.text)) {
+      // -i makes later assignments arithmetic, -n makes a name a reference: both evaluate
+      if (keyword !== 'export' && keyword !== 'unset' && /^[-+][A-Za-z]*[in]/.test(word.text)) {
+        this.problem(
+          'evaluates-code',
+          `${keyword} ${word.text}`,
+          `${keyword} ${word.text} makes bash evaluate variables (integer or reference), which can run commands`
+        )
+      }
+      return
+    }
+    if (keyword === 'unset' && seen.some((w) => w.literal && /^-[a-z]*f/.test(w.text))) return
+    this.setsVariable(word, keyword)
+  }
+
+  /** Checks a `NAME=value` node: the name (when `checkName`), its subscript, array subscripts. */
+  private assignmentNode(node: Node, how: string, checkName = true): void {
+    const name = node.childForFieldName('name') ?? node.firstNamedChild
+    if (name === null) return
+    if (name.type === 'subscript') {
+      const index = name.childForFieldName('index')
+      const base = name.childForFieldName('name')?.text ?? ''
+      if (checkName) this.setsVariable(literalWord(base), how)
+      if (index === null || !isInertSubscript(index.text)) {
+        this.problem(
+          'evaluates-code',
+          node.text,
+          `the subscript "[${index?.text ?? ''}]" of ${base} is evaluated as arithmetic, which can run commands`
+        )
+      }
+    } else if (checkName) {
+      this.setsVariable(literalWord(name.text), how)
+    }
+    const value = node.childForFieldName('value')
+    if (value?.type === 'array') {
+      for (const element of value.namedChildren) {
+        const m = /^\[([^\]]*)\]\+?=/.exec(element.text)
+        if (element.text.startsWith('[') && (m === null || !isInertSubscript(m[1] as string))) {
+          this.problem(
+            'evaluates-code',
+            element.text,
+            `the array subscript in "${element.text}" is evaluated as arithmetic, which can run commands`
+          )
+        }
+      }
+    }
+  }
+
+  /** A command or construct sets the variable `word` names: deny protected and non-literal names. */
+  private setsVariable(word: ShellWord, how: string): void {
+    const problem = variableProblem(word, how)
+    if (problem !== undefined) this.problem(problem.id, `${how} ${word.text}`, problem.reason)
+  }
+
+  /** `exec {fd}>file` stores the descriptor in the variable `fd` (a subscript there is evaluated). */
+  private variableRedirect(node: Node, body: Node | null): void {
+    if (body?.type !== 'command') return
+    const redirect = node.children.find((c) => !c.equals(body))
+    const last = body.lastChild
+    if (redirect === undefined || last === null || last.endIndex !== redirect.startIndex) return
+    const m = /^\{(.*)\}$/s.exec(last.text)
+    if (m !== null)
+      this.setsVariable(literalWord(m[1] as string), `a {${m[1] as string}} redirection`)
+  }
+
+  /** Arithmetic bash evaluates: only literal numbers and operators are inert. */
+  private arithmetic(expression: string, text: string): void {
+    if (isInertArithmetic(expression)) return
+    this.problem(
+      'evaluates-code',
+      text,
+      `bash evaluates "${expression.trim()}" as arithmetic: a variable in it is read and its value evaluated in turn, which can run commands; use literal numbers`
+    )
+  }
+
+  /** `[[ ... ]]` and `[ ... ]`: arithmetic comparisons and `-v`/`-R` evaluate their operands. */
+  private testCommand(node: Node): void {
+    const doubleBracket = node.firstChild?.type === '[['
+    const stack: Node[] = [...node.namedChildren]
+    while (stack.length > 0) {
+      const n = stack.pop() as Node
+      const operator = n.children.find((c) => c.type === 'test_operator')?.text
+      if (n.type === 'binary_expression' && doubleBracket && operator !== undefined) {
+        if (ARITHMETIC_TEST_OPERATORS.has(operator)) {
+          for (const side of [n.childForFieldName('left'), n.childForFieldName('right')]) {
+            if (side !== null && !isInertArithmetic(side.text)) this.arithmetic(side.text, n.text)
+          }
+        }
+      } else if (n.type === 'unary_expression' && (operator === '-v' || operator === '-R')) {
+        const operand = n.namedChildren.find((c) => c.type !== 'test_operator')
+        if (operand === undefined || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(operand.text)) {
+          this.problem(
+            'evaluates-code',
+            n.text,
+            `${operator} evaluates the subscript of the variable it names, which can run commands`
+          )
+        }
+      }
+      stack.push(...n.namedChildren)
     }
   }
 
@@ -428,15 +592,26 @@ class Analyzer {
       else if (child.type === 'file_descriptor') descriptor = child.text
       this.walk(child, ctx)
     }
-    if (!['>', '>>', '>|', '&>', '&>>', '>&'].includes(operator)) return
     const destination = node.childForFieldName('destination')
     if (destination === null) {
       this.problem('unparsable', node.text, 'a redirection without a target')
       return
     }
-    if (destination.type === 'process_substitution') return // writes into a checked command
-    if (operator === '>&' && (destination.type === 'number' || destination.text === '-')) return
+    if (destination.type === 'process_substitution') return // reads or writes a checked command
+    const duplicates = operator === '>&' || operator === '<&'
+    if (duplicates && (destination.type === 'number' || destination.text === '-')) return
     const target = evalWord(destination)
+    if (mayBeNetworkDevice(target)) {
+      this.problem(
+        'network-redirect',
+        node.text,
+        `"${target.text}" may be bash's /dev/tcp or /dev/udp, which opens a network connection`
+      )
+      return
+    }
+    const why = sensitiveWordReason(target)
+    if (why !== undefined) this.problem('sensitive-path', node.text, why)
+    if (!['>', '>>', '>|', '&>', '&>>', '>&', '<>'].includes(operator)) return
     this.write(`${descriptor}${operator} ${target.text}`, target)
   }
 
@@ -466,6 +641,7 @@ class Analyzer {
       return
     }
     this.items.push({ type: 'command', command })
+    this.evaluation(words, assignments, command.text, ctx)
     for (const effect of commandEffects(words)) {
       if (effect.kind === 'problem') this.problem(effect.id, command.text, effect.reason)
       else if (effect.kind === 'url') {
@@ -512,6 +688,187 @@ class Analyzer {
       } else {
         this.problem('dynamic-command', command.text, run.reason)
       }
+    }
+  }
+
+  /**
+   * What bash itself evaluates for this command beyond running it: the variables it sets (its
+   * prefix assignments, `read`/`printf -v`/`getopts`/... targets), arithmetic (`let`), `-v`
+   * tests, shell options that change how later words are read, and paths no command may touch.
+   */
+  private evaluation(words: ShellWord[], assignments: string[], text: string, ctx: Context): void {
+    const program = path.basename((words[0] as ShellWord).text)
+    for (const assignment of assignments) {
+      // `IFS= read -r line`: IFS set for read alone only changes how read splits its input
+      if (program === 'read' && /^IFS=/.test(assignment)) continue
+      this.setsVariable(
+        { text: assignment, literal: true, prefix: assignment, tilde: false },
+        'a variable assignment'
+      )
+    }
+    for (const word of words.slice(1)) {
+      const why = sensitiveWordReason(word)
+      if (why !== undefined) this.problem('sensitive-path', text, why)
+    }
+    const args = words.slice(1)
+    const option = (i: number) => {
+      const w = args[i]
+      return w !== undefined && w.literal && /^-[A-Za-z]+$/.test(w.text) ? w.text : undefined
+    }
+    switch (program) {
+      case 'read':
+      case 'mapfile':
+      case 'readarray':
+      case 'getopts':
+      case 'printf':
+      case 'wait': {
+        const valued = {
+          read: 'adinNptu',
+          mapfile: 'dnOsuCc',
+          readarray: 'dnOsuCc',
+          printf: 'v',
+          wait: 'p',
+          getopts: ''
+        }[program]
+        const setters = {
+          read: 'a',
+          mapfile: '',
+          readarray: '',
+          printf: 'v',
+          wait: 'p',
+          getopts: ''
+        }[program]
+        let i = 0
+        for (; i < args.length; i++) {
+          const flags = option(i)
+          if (flags === undefined) break
+          const at = [...flags.slice(1)].findIndex((c) => valued.includes(c))
+          if (at < 0) continue
+          const letter = flags[at + 1] as string
+          const inline = flags.slice(at + 2)
+          const value = inline !== '' ? literalWord(inline) : args[++i]
+          if (setters.includes(letter) && value !== undefined)
+            this.setsVariable(value, `${program} -${letter}`)
+        }
+        if (args[i]?.literal === true && args[i]?.text === '--') i++
+        const operands = args.slice(i)
+        if (program === 'read') for (const w of operands) this.setsVariable(w, 'read')
+        if ((program === 'mapfile' || program === 'readarray') && operands.length > 0) {
+          this.setsVariable(operands[operands.length - 1] as ShellWord, program)
+        }
+        if (program === 'getopts' && operands[1] !== undefined)
+          this.setsVariable(operands[1], 'getopts')
+        if (
+          (program === 'mapfile' || program === 'readarray') &&
+          words.some((w) => !w.literal && w.prefix.startsWith('-'))
+        ) {
+          this.problem(
+            'dynamic-argument',
+            text,
+            `an option of ${program} is only known when it runs`
+          )
+        }
+        return
+      }
+      case 'let':
+        for (const w of args) this.arithmetic(w.text, `let ${w.text}`)
+        return
+      case 'declare':
+      case 'typeset':
+      case 'local':
+      case 'export':
+      case 'readonly':
+      case 'unset':
+        // reached through `builtin export ...`, `command declare ...`, `eval 'export ...'`
+        for (let i = 0; i < args.length; i++)
+          this.declarationWord(program, args[i] as ShellWord, args.slice(0, i))
+        return
+      case 'test':
+      case '[':
+        for (let i = 0; i < args.length; i++) {
+          const w = args[i] as ShellWord
+          if (!w.literal || (w.text !== '-v' && w.text !== '-R')) continue
+          const operand = args[i + 1]
+          if (
+            operand === undefined ||
+            !operand.literal ||
+            !/^[A-Za-z_][A-Za-z0-9_]*$/.test(operand.text)
+          ) {
+            this.problem(
+              'evaluates-code',
+              text,
+              `${w.text} evaluates the subscript of the variable it names, which can run commands`
+            )
+          }
+        }
+        return
+      case 'set':
+        for (let i = 0; i < args.length; i++) {
+          const w = args[i] as ShellWord
+          if (!w.literal) {
+            this.problem(
+              'dynamic-argument',
+              text,
+              `a shell option of set is only known when it runs`
+            )
+          } else if (
+            /^[-+][A-Za-z]*k/.test(w.text) ||
+            (/^[-+]o$/.test(w.text) && args[i + 1]?.text === 'keyword')
+          ) {
+            this.problem(
+              'evaluates-code',
+              text,
+              'set -k passes every NAME=value word to the command as a variable (`git diff HOME=src`)'
+            )
+          }
+        }
+        return
+      case 'shopt':
+        for (const w of args) {
+          if (!w.literal) {
+            this.problem(
+              'dynamic-argument',
+              text,
+              'a shell option of shopt is only known when it runs'
+            )
+          } else if (/^(?:cdable_vars|expand_aliases|extdebug|sourcepath|xpg_echo)$/.test(w.text)) {
+            this.problem(
+              'evaluates-code',
+              text,
+              `shopt ${w.text} changes what later words run or where they lead`
+            )
+          }
+        }
+        return
+      case 'enable':
+        if (args.some((w) => !w.literal || /^-[A-Za-z]*f/.test(w.text))) {
+          this.problem('runs-code', text, 'enable -f loads a shared library into the shell')
+        }
+        return
+      case 'alias':
+        for (const w of args) {
+          const eq = w.text.indexOf('=')
+          if (!w.literal)
+            this.problem(
+              'dynamic-command',
+              text,
+              `the alias "${w.text}" is only known when it runs`
+            )
+          else if (eq > 0) this.script(w.text.slice(eq + 1), ctx.depth + 1, [...ctx.via, 'alias'])
+        }
+        return
+      case 'env':
+        for (let i = 0; i < args.length; i++) {
+          const w = args[i] as ShellWord
+          if (!w.literal) break
+          const unset = /^(?:-u|--unset)(?:=?)(.*)$/.exec(w.text)
+          if (unset === null) continue
+          const value = unset[1] !== '' ? literalWord(unset[1] as string) : args[++i]
+          if (value !== undefined) this.setsVariable(value, 'env -u')
+        }
+        return
+      default:
+        return
     }
   }
 
@@ -703,16 +1060,6 @@ function makeCommand(words: ShellWord[], assignments: string[], via: string[]): 
 
 function assignmentText(node: Node): string {
   return evalWord(node).text
-}
-
-function isPromptExpansion(node: Node): boolean {
-  const children = node.children
-  for (let i = 0; i + 1 < children.length; i++) {
-    const a = children[i] as Node
-    const b = children[i + 1] as Node
-    if (a.type === '@' && !a.isNamed && b.type === 'P') return true
-  }
-  return false
 }
 
 // ---------------------------------------------------------------------------------------------
