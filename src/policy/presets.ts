@@ -63,6 +63,22 @@ rules:${HIJACK_VARIABLES}
     decision: deny
     reason: git --output writes a file
     shell: ["git *--output*"]
+  - id: sed-scripts
+    decision: deny
+    reason: only sed -n with a printing script (1,200p) is read-only; w, W and e write files or run commands, and options such as -i edit in place
+    shell:
+      - "sed -n -*"
+      - "sed -n * -*"
+      - "sed -n *w* *"
+      - "sed -n *W* *"
+      - "sed -n *e* *"
+      - "sed -n *w*p"
+      - "sed -n *W*p"
+      - "sed -n *e*p"
+  - id: test-variables
+    decision: deny
+    reason: test -v and -R evaluate array subscripts, which can run commands
+    shell: ["test *-v*", "test *-R*", "[ *-v*", "[ *-R*"]
   - id: read-only-shell
     decision: allow
     shell:
@@ -110,6 +126,47 @@ rules:${HIJACK_VARIABLES}
       - "git ls-files"
       - "git ls-files *"
       - "git blame *"
+      - "git tag -l"
+      - "git tag -l *"
+      - "git tag --list"
+      - "git tag --list *"
+      - "git --no-pager status"
+      - "git --no-pager status *"
+      - "git --no-pager diff"
+      - "git --no-pager diff *"
+      - "git --no-pager log"
+      - "git --no-pager log *"
+      - "git --no-pager show"
+      - "git --no-pager show *"
+      - "git --no-pager branch --show-current"
+      - "git --no-pager rev-parse *"
+      - "git --no-pager ls-files"
+      - "git --no-pager ls-files *"
+      - "git --no-pager blame *"
+      - "sed -n *p"
+      - "sed -n *p *"
+      - "nl *"
+      - "jq *"
+      - "sort"
+      - "sort -n"
+      - "sort -r"
+      - "sort -u"
+      - "sort -h"
+      - "sort -rn"
+      - "sort -nr"
+      - "sort -rh"
+      - "uniq"
+      - "uniq -c"
+      - "uniq -d"
+      - "uniq -u"
+      - "test -f *"
+      - "test -d *"
+      - "test -e *"
+      - "[ -f * ]"
+      - "[ -d * ]"
+      - "[ -e * ]"
+      - "which *"
+      - "sleep *"
   - id: read-workspace
     decision: allow
     read: ["**"]
@@ -129,6 +186,27 @@ tests:
   - { shell: "PATH=. ls", expect: deny, rule: env-hijack }
   - { shell: "npm test", expect: deny, rule: default }
   - { shell: "git push origin main", expect: deny, rule: default }
+  - { shell: "git --no-pager log -p -- src | head -50", expect: allow }
+  - { shell: "git --no-pager show --stat && git blame -L 1,20 -- src/a.ts", expect: allow }
+  - { shell: "git ls-files | grep test | wc -l", expect: allow }
+  - { shell: "git --no-pager difftool -x sh", expect: deny, rule: default }
+  - { shell: "cd src && sed -n '1,200p' index.ts", expect: allow, rule: read-only-shell }
+  - { shell: "cat README.md | sed -n '150,260p'", expect: allow, rule: read-only-shell }
+  - { shell: "sed -n '1w /tmp/x' src/a.ts", expect: deny, rule: sed-scripts }
+  - { shell: "sed -n 1w/tmp/xp", expect: deny, rule: sed-scripts }
+  - { shell: "sed -n '1e id' src/a.ts", expect: deny, rule: sed-scripts }
+  - { shell: "sed -n 's/a/b/w out' src/a.ts", expect: deny, rule: sed-scripts }
+  - { shell: "sed -n -i 1,2p src/a.ts", expect: deny, rule: sed-scripts }
+  - { shell: "sed -n 1,2p src/a.ts --in-place", expect: deny, rule: sed-scripts }
+  - { shell: "sed -i s/a/b/ src/a.ts", expect: deny, rule: default }
+  - { shell: "jq -r '.scripts' package.json", expect: allow, rule: read-only-shell }
+  - { shell: "grep -rn TODO src | sort | uniq -c | sort -rn | head", expect: allow }
+  - { shell: "sort -o out.txt in.txt", expect: deny, rule: default }
+  - { shell: "uniq in.txt out.txt", expect: deny, rule: default }
+  - { shell: "npm run build 2>&1 | tail -30", expect: deny, rule: default }
+  - { shell: "test -f package.json && cat package.json", expect: allow }
+  - { shell: "test -v 'a[$(id)]'", expect: deny }
+  - { shell: "node -e 'x'", expect: deny, rule: default }
   - { read: "src/index.ts", expect: allow, rule: read-workspace }
   - { read: "/etc/passwd", expect: deny, rule: outside-workspace }
   - { write: "README.md", expect: deny, rule: default }
@@ -176,14 +254,23 @@ rules:
     reason: workflows, git internals, hooks and registry credentials are not the agent's to change
     write:
       - ".github/**"
-      - ".git/**"
-      - ".gitmodules"
-      - ".husky/**"
-      - ".npmrc"
-      - ".yarnrc"
-      - ".yarnrc.yml"
-      - ".pypirc"
-      - ".netrc"
+      - "**/.github/**"
+      - "**/.git/**"
+      - "**/.git"
+      - "**/.gitmodules"
+      - "**/.gitconfig"
+      - "**/.husky/**"
+      - "**/.githooks/**"
+      - "**/.pre-commit-config.yaml"
+      - "**/lefthook.yml"
+      - "**/.lefthook.yml"
+      - "**/lefthook-local.yml"
+      - "**/.npmrc"
+      - "**/.yarnrc"
+      - "**/.yarnrc.yml"
+      - "**/.pnpmfile.cjs"
+      - "**/.pypirc"
+      - "**/.netrc"
   - id: edit-workspace
     decision: allow
     write: ["**"]
@@ -192,6 +279,10 @@ rules:
     shell:
       - "npm test"
       - "npm test *"
+      - "CI=true npm test"
+      - "CI=true npm test *"
+      - "CI=1 npm test"
+      - "CI=1 npm test *"
       - "npm run *"
       - "npm ci"
       - "npm ci *"
@@ -272,6 +363,21 @@ tests:
   - { write: ".github/workflows/ci.yml", expect: deny, rule: protected-files }
   - { write: ".git/hooks/pre-commit", expect: deny, rule: protected-files }
   - { write: "src/../.git/config", expect: deny, rule: protected-files }
+  - { write: "vendor/lib/.git/config", expect: deny, rule: protected-files }
+  - { write: "vendor/lib/.git", expect: deny, rule: protected-files }
+  - { write: ".GIT/hooks/pre-commit", expect: deny, rule: protected-files }
+  - { write: ".GitHub/workflows/ci.yml", expect: deny, rule: protected-files }
+  - { write: "web/.npmrc", expect: deny, rule: protected-files }
+  - { write: ".NPMRC", expect: deny, rule: protected-files }
+  - { write: "web/.husky/pre-push", expect: deny, rule: protected-files }
+  - { write: ".pre-commit-config.yaml", expect: deny, rule: protected-files }
+  - { write: ".pnpmfile.cjs", expect: deny, rule: protected-files }
+  - { write: "src/github/client.ts", expect: allow, rule: edit-workspace }
+  - { shell: "CI=true npm test", expect: allow, rule: project-checks }
+  - { shell: "CI=true npm test -- src/a.test.ts 2>&1 | tail -40", expect: allow }
+  - { shell: "cd web && npx tsc --noEmit 2>&1 | head -50", expect: allow }
+  - { shell: "CI=true npm publish", expect: deny, rule: no-publish }
+  - { shell: "CI=true make", expect: deny, rule: default }
   - { write: "/etc/passwd", expect: deny, rule: outside-workspace }
   - { read: "src/index.ts", expect: allow, rule: read-only/read-workspace }
   - { url: "https://example.com/", expect: deny, rule: default }
@@ -306,6 +412,12 @@ rules:
       - "pnpm update"
       - "pnpm update *"
       - "pnpm outdated"
+      - "pnpm install"
+      - "pnpm install *"
+      - "yarn install"
+      - "yarn install *"
+      - "npm list"
+      - "npm list *"
       - "go get *"
       - "go list *"
       - "cargo update"
@@ -333,6 +445,9 @@ rules:
 tests:
   - { shell: "npm install yaml@latest && npm test", expect: allow }
   - { shell: "npm outdated --json", expect: allow, rule: dependency-updates }
+  - { shell: "pnpm install", expect: allow, rule: dependency-updates }
+  - { shell: "npm install 2>&1 | tail -20", expect: allow }
+  - { shell: "npm list @playwright/test 2>&1 || echo missing", expect: allow }
   - { shell: "npm publish", expect: deny, rule: ci-fix/no-publish }
   - { url: "https://registry.npmjs.org/yaml", expect: allow, rule: docs-and-registries }
   - { url: "https://registry.npmjs.org.evil.example/yaml", expect: deny, rule: default }

@@ -1,0 +1,78 @@
+/**
+ * Precision: every command of the benign corpus (bench/fixtures/benign-commands.json, commands
+ * coding agents really ran, quoted from public transcripts) is allowed by the built-in preset
+ * whose intent covers it and by every preset that extends that one. `npm run bench` prints the
+ * same figure as an allow rate per preset.
+ */
+import type { CompiledPolicy, PresetName } from '../../src/policy/index.js'
+import { compilePolicy, PRESET_NAMES, presetText } from '../../src/policy/index.js'
+import {
+  denialOf,
+  loadBenignCorpus,
+  populateWorkspace,
+  presetsCovering
+} from '../../bench/benign-corpus.js'
+import { tempWorkspace } from './helpers.js'
+
+const corpus = loadBenignCorpus()
+let ws: ReturnType<typeof tempWorkspace>
+const policies = new Map<PresetName, CompiledPolicy>()
+
+beforeAll(async () => {
+  ws = tempWorkspace()
+  populateWorkspace(ws.dir)
+  for (const name of PRESET_NAMES) {
+    policies.set(name, await compilePolicy(presetText(name), `built-in:${name}`, ws.dir))
+  }
+})
+afterAll(() => ws.cleanup())
+
+describe('the benign corpus', () => {
+  it('has at least 60 commands, each with a source, from several transcripts', () => {
+    expect(corpus.length).toBeGreaterThanOrEqual(60)
+    for (const c of corpus) expect(c.source).toMatch(/^https:\/\/github\.com\/[^/]+\/[^/]+\//)
+    expect(new Set(corpus.map((c) => c.source.replace(/\/blob\/.*$/, ''))).size).toBeGreaterThan(5)
+    expect(new Set(corpus.map((c) => c.command)).size).toBe(corpus.length)
+  })
+
+  it.each([
+    ['a pipe into head', /\| head\b/],
+    ['a pipe into tail', /\| tail\b/],
+    ['a pipe into grep', /\| grep\b/],
+    ['a pipe into wc', /\| wc\b/],
+    ['a pipe into sort', /\| sort\b/],
+    ['2>&1', /2>&1/],
+    ['cd <dir> && …', /^cd [^/ ]+ && /],
+    ['git --no-pager', /git --no-pager /],
+    ['git show', /git (--no-pager )?show\b/],
+    ['git blame', /git blame\b/],
+    ['git ls-files', /git ls-files\b/],
+    ['git log -p', /git log -p\b/],
+    ['sed -n', /sed -n /],
+    ['jq', /(^|\| )jq /],
+    ['CI=true npm test', /^CI=true npm test/]
+  ])('holds %s', (_name, pattern) => {
+    expect(corpus.filter((c) => pattern.test(c.command)).length).toBeGreaterThan(0)
+  })
+})
+
+describe.each(PRESET_NAMES)('preset %s', (name) => {
+  const covered = corpus.filter((c) => presetsCovering(c.preset).includes(name))
+
+  it('covers commands of its own intent', () => {
+    expect(covered.length).toBeGreaterThan(0)
+  })
+
+  it.each(covered.map((c) => [c.command, c.preset] as const))(
+    'allows %j (intent: %s)',
+    (command) => {
+      const decision = (policies.get(name) as CompiledPolicy).decide({
+        kind: 'shell',
+        fullCommandText: command
+      })
+      expect({ command, ...(decision.decision === 'allow' ? {} : denialOf(decision)) }).toEqual({
+        command
+      })
+    }
+  )
+})
