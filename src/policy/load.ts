@@ -27,10 +27,12 @@ import {
   POLICY_KEYS,
   PolicyFileSchema,
   RULE_KEYS,
+  SANDBOX_KEYS,
   TEST_KEYS,
   TEST_REQUEST_KEYS,
   type PolicyFileInput,
-  type PresetName
+  type PresetName,
+  type SandboxMode
 } from './schema.js'
 import type { Verdict } from './types.js'
 import { initBashParser } from './wasm.js'
@@ -110,6 +112,8 @@ export interface ParsedPolicy {
   defaultDecision: Verdict | undefined
   /** The preset the file extends. */
   extends: PresetName | undefined
+  /** The file's own `sandbox.mode`, when it sets one. */
+  sandboxMode: SandboxMode | undefined
   /** The file's `tests:` section. */
   tests: PolicyTestCase[]
 }
@@ -164,6 +168,7 @@ type ZodIssue = z.core.$ZodIssue
 function keysAt(at: readonly PropertyKey[]): readonly string[] {
   if (at[0] === 'rules') return RULE_KEYS
   if (at[0] === 'tests') return TEST_KEYS
+  if (at[0] === 'sandbox') return SANDBOX_KEYS
   return POLICY_KEYS
 }
 
@@ -302,6 +307,7 @@ export function parsePolicyText(text: string, file: string): ParsedPolicy {
     rules: [],
     defaultDecision: undefined,
     extends: undefined,
+    sandboxMode: undefined,
     tests: []
   }
   for (const error of doc.errors) {
@@ -353,6 +359,7 @@ export function parsePolicyText(text: string, file: string): ParsedPolicy {
   result.data = parsed.data
   result.defaultDecision = parsed.data.default
   result.extends = parsed.data.extends
+  result.sandboxMode = parsed.data.sandbox?.mode
   result.issues.push(...ruleSpecs(map, parsed.data, result.rules))
   result.issues.push(...testCases(map, parsed.data, result.tests))
   result.issues.sort(byPosition)
@@ -521,6 +528,8 @@ export interface ResolvedPolicy {
   /** The file's rules first, then each extended preset's rules (ids prefixed `preset/`). */
   rules: RuleSpec[]
   defaultDecision: Verdict
+  /** The nearest `sandbox.mode` (the file's, else its presets'), `auto` when none sets one. */
+  sandboxMode: SandboxMode
   /** The presets applied, nearest first. */
   presets: PresetName[]
   /** Errors and warnings of the file (the presets are known to be valid). */
@@ -550,6 +559,7 @@ function resolveParsed(parsed: ParsedPolicy, seen: readonly PresetName[]): Resol
     parsed,
     rules: [...parsed.rules],
     defaultDecision: parsed.defaultDecision ?? 'deny',
+    sandboxMode: parsed.sandboxMode ?? 'auto',
     presets: [],
     issues: parsed.issues
   }
@@ -560,6 +570,7 @@ function resolveParsed(parsed: ParsedPolicy, seen: readonly PresetName[]): Resol
     resolved.rules.push(rule.id.includes('/') ? rule : { ...rule, id: `${name}/${rule.id}` })
   }
   resolved.defaultDecision = parsed.defaultDecision ?? preset.defaultDecision
+  resolved.sandboxMode = parsed.sandboxMode ?? preset.sandboxMode
   resolved.presets = [name, ...preset.presets]
   return resolved
 }
@@ -602,7 +613,8 @@ export async function compileResolved(
     defaultDecision: resolved.defaultDecision,
     workingDirectory,
     tests: resolved.parsed.tests,
-    presets: resolved.presets
+    presets: resolved.presets,
+    sandboxMode: resolved.sandboxMode
   })
 }
 

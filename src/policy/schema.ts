@@ -71,10 +71,19 @@ export const PolicyTestSchema = z.strictObject({
 export const PRESET_NAMES = ['read-only', 'ci-fix', 'maintenance'] as const
 export type PresetName = (typeof PRESET_NAMES)[number]
 
+/** How the agent's shell commands run: in the CLI's OS sandbox (see src/policy/sandbox.ts). */
+export const SANDBOX_MODES = ['auto', 'required', 'off'] as const
+export type SandboxMode = (typeof SANDBOX_MODES)[number]
+
+export const SandboxSchema = z.strictObject({
+  mode: z.enum(SANDBOX_MODES)
+})
+
 export const PolicyFileSchema = z.strictObject({
   version: z.literal(1),
   extends: z.enum(PRESET_NAMES).optional(),
   default: z.enum(['allow', 'deny']).optional(),
+  sandbox: SandboxSchema.optional(),
   rules: z.array(RuleSchema).optional(),
   tests: z.array(PolicyTestSchema).optional()
 })
@@ -84,6 +93,7 @@ export type PolicyFileInput = z.infer<typeof PolicyFileSchema>
 export const POLICY_KEYS = Object.keys(PolicyFileSchema.shape)
 export const RULE_KEYS = Object.keys(RuleSchema.shape)
 export const TEST_KEYS = Object.keys(PolicyTestSchema.shape)
+export const SANDBOX_KEYS = Object.keys(SandboxSchema.shape)
 
 /** What each key may hold, for error messages. */
 export const KEY_HELP: Record<string, string> = {
@@ -93,6 +103,8 @@ export const KEY_HELP: Record<string, string> = {
   expect: 'expect: allow (or deny)',
   readOnly: 'readOnly: true (only with mcp)',
   default: 'default: deny (or allow)',
+  sandbox: 'sandbox: { mode: auto } (auto, required or off)',
+  mode: 'mode: auto (or required, or off)',
   rules: 'rules: [ { decision: allow, shell: ["npm test"] } ]',
   id: 'id: my-rule (letters, digits, ".", "_", "-"; starting with a letter or digit)',
   decision: 'decision: allow (or deny)',

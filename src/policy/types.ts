@@ -42,5 +42,7 @@ export interface Policy {
   source: string
   /** True when no policy file existed and the built-in default applies. */
   builtIn: boolean
+  /** How the agent's shell commands run: `auto` (OS sandbox where available), `required`, `off`. */
+  sandboxMode: 'auto' | 'required' | 'off'
   decide(request: PermissionRequest): Decision
 }

@@ -1,0 +1,219 @@
+/**
+ * The policy's `sandbox:` section, and the CLI sandbox config derived from a policy and the
+ * run's facts (src/policy/sandbox.ts).
+ */
+import { mkdirSync } from 'node:fs'
+import path from 'node:path'
+import { compilePolicy, PolicyError } from '../../src/policy/index.js'
+import { resolvePolicyText } from '../../src/policy/load.js'
+import { sandboxConfigFor, sandboxNetwork, type SandboxFacts } from '../../src/policy/sandbox.js'
+import { EXAMPLE_POLICY, tempWorkspace } from './helpers.js'
+
+let ws: ReturnType<typeof tempWorkspace>
+beforeAll(() => {
+  ws = tempWorkspace()
+})
+afterAll(() => ws.cleanup())
+
+async function errorOf(text: string): Promise<PolicyError> {
+  try {
+    await compilePolicy(text, 'policy.yml', ws.dir)
+  } catch (error) {
+    if (error instanceof PolicyError) return error
+    throw error
+  }
+  throw new Error('expected a PolicyError')
+}
+
+describe('the sandbox section', () => {
+  it('defaults to auto, with or without a preset', async () => {
+    expect((await compilePolicy(EXAMPLE_POLICY, 'p.yml', ws.dir)).sandboxMode).toBe('auto')
+    expect(
+      (await compilePolicy('version: 1\nextends: ci-fix\n', 'p.yml', ws.dir)).sandboxMode
+    ).toBe('auto')
+  })
+
+  it.each(['auto', 'required', 'off'] as const)('accepts mode: %s', async (mode) => {
+    const policy = await compilePolicy(`version: 1\nsandbox:\n  mode: ${mode}\n`, 'p.yml', ws.dir)
+    expect(policy.sandboxMode).toBe(mode)
+  })
+
+  it('the nearest file wins over the preset it extends', () => {
+    const resolved = resolvePolicyText(
+      'version: 1\nextends: read-only\nsandbox: { mode: off }\n',
+      'p'
+    )
+    expect(resolved.presets).toEqual(['read-only'])
+    expect(resolved.sandboxMode).toBe('off')
+  })
+
+  it('an unknown mode names file, line, column and the allowed values', async () => {
+    const e = await errorOf('version: 1\nsandbox:\n  mode: strict\n')
+    expect(e.message).toMatch(/^policy\.yml:3:9: "mode" must be "auto" or "required" or "off"/)
+    expect(e.message).toContain('mode: auto (or required, or off)')
+  })
+
+  it('a misspelt key suggests the right one', async () => {
+    const e = await errorOf('version: 1\nsandbox:\n  mod: required\n')
+    expect(e.message).toMatch(/^policy\.yml:3:3: unknown key "mod"/)
+    expect(e.message).toContain('did you mean "mode"?')
+  })
+
+  it('a missing mode and a non-mapping are errors with a fix', async () => {
+    expect((await errorOf('version: 1\nsandbox: {}\n')).message).toMatch(
+      /^policy\.yml:2:10: missing "mode".*add mode: auto/s
+    )
+    expect((await errorOf('version: 1\nsandbox: required\n')).message).toMatch(
+      /^policy\.yml:2:10: "sandbox" must be object, not the string "required".*sandbox: \{ mode: auto \}/s
+    )
+  })
+})
+
+const RUNNER = {
+  HOME: '/home/runner',
+  RUNNER_TEMP: '/home/runner/work/_temp',
+  RUNNER_TOOL_CACHE: '/opt/hostedtoolcache',
+  GITHUB_ENV: '/home/runner/work/_temp/_runner_file_commands/set_env_1',
+  GITHUB_PATH: '/home/runner/work/_temp/_runner_file_commands/add_path_1',
+  GITHUB_OUTPUT: '/home/runner/work/_temp/_runner_file_commands/set_output_1',
+  GITHUB_STEP_SUMMARY: '/home/runner/work/_temp/_runner_file_commands/step_summary_1',
+  GITHUB_STATE: '/home/runner/work/_temp/_runner_file_commands/save_state_1',
+  GITHUB_ACTION_PATH: '/home/runner/work/_actions/octo/autopilot/v1'
+}
+
+function facts(overrides: Partial<SandboxFacts> = {}): SandboxFacts {
+  return {
+    workingDirectory: '/home/runner/work/repo/repo',
+    env: RUNNER,
+    copilotHome: '/home/runner/work/_temp/copilot-autopilot-1-2/copilot-home',
+    exists: () => true,
+    ...overrides
+  }
+}
+
+async function configOf(text: string, f: SandboxFacts = facts()) {
+  return sandboxConfigFor(await compilePolicy(text, 'p.yml', ws.dir), f)
+}
+
+describe('sandboxConfigFor', () => {
+  it('no bypass, the workspace read-write, secrets and the runner files denied', async () => {
+    const config = await configOf(EXAMPLE_POLICY)
+    expect(config).toMatchObject({
+      enabled: true,
+      allowBypass: false,
+      addCurrentWorkingDirectory: true
+    })
+    const fsPolicy = config.userPolicy.filesystem
+    expect(fsPolicy.readwritePaths).toEqual(['/home/runner/work/repo/repo'])
+    expect(fsPolicy.deniedPaths).toEqual([
+      '/tmp',
+      '/home/runner/work/_temp',
+      '/home/runner/work/_temp/_runner_file_commands',
+      '/home/runner/work/_actions/octo/autopilot/v1',
+      '/home/runner/work/_temp/copilot-autopilot-1-2/copilot-home',
+      '/home/runner'
+    ])
+    // toolchains readable, never writable
+    expect(fsPolicy.readonlyPaths).toEqual(['/usr/local', '/opt', '/opt/hostedtoolcache'])
+  })
+
+  it('without GITHUB_ACTION_PATH the bundle directory is denied', async () => {
+    const env = { ...RUNNER, GITHUB_ACTION_PATH: undefined }
+    const config = await configOf(EXAMPLE_POLICY, facts({ env, actionDir: '/srv/action/dist' }))
+    expect(config.userPolicy.filesystem.deniedPaths).toContain('/srv/action/dist')
+  })
+
+  it('absolute write-allow globs add their literal base; relative ones are in the workspace', async () => {
+    const config = await configOf(`version: 1
+rules:
+  - { decision: allow, write: ["src/**", "/srv/out/**/*.json", "/var/cache/build/*"] }
+  - { decision: allow, write: ["/**", "/home/runner/**"] }
+  - { decision: deny, write: ["/etc/out/**"] }
+`)
+    expect(config.userPolicy.filesystem.readwritePaths).toEqual([
+      '/home/runner/work/repo/repo',
+      '/srv/out',
+      '/var/cache/build'
+    ])
+  })
+
+  it('paths that do not exist are left out (bubblewrap cannot bind them)', async () => {
+    const exists = (p: string): boolean => !p.startsWith('/srv') && p !== '/opt/hostedtoolcache'
+    const config = await configOf(
+      'version: 1\nrules:\n  - { decision: allow, write: ["/srv/out/**"] }\n',
+      facts({ exists })
+    )
+    expect(config.userPolicy.filesystem.readwritePaths).toEqual(['/home/runner/work/repo/repo'])
+    expect(config.userPolicy.filesystem.readonlyPaths).not.toContain('/opt/hostedtoolcache')
+  })
+
+  it('never denies the workspace itself', async () => {
+    const config = await configOf(
+      EXAMPLE_POLICY,
+      facts({ workingDirectory: '/home/runner', env: { ...RUNNER } })
+    )
+    expect(config.userPolicy.filesystem.deniedPaths).not.toContain('/home/runner')
+    expect(config.userPolicy.filesystem.readwritePaths).toEqual(['/home/runner'])
+  })
+
+  it('the real /tmp case: a workspace under a denied /tmp stays read-write', () => {
+    const dir = path.join(ws.dir, 'repo')
+    mkdirSync(dir, { recursive: true })
+    const config = sandboxConfigFor(
+      { rules: [] },
+      {
+        workingDirectory: dir,
+        env: {},
+        exists: () => true
+      }
+    )
+    expect(config.userPolicy.filesystem.readwritePaths).toEqual([dir])
+    expect(config.userPolicy.filesystem.deniedPaths).toEqual(['/tmp'])
+  })
+})
+
+describe('sandboxNetwork', () => {
+  const network = async (rules: string) =>
+    sandboxNetwork(await compilePolicy(`version: 1\nrules:\n${rules}`, 'p.yml', ws.dir))
+
+  it('no url rule: no outbound network and never the local network', async () => {
+    expect(await network('  - { decision: allow, shell: ["npm test"] }\n')).toEqual({
+      allowOutbound: false,
+      allowLocalNetwork: false,
+      allowedHosts: [],
+      blockedHosts: []
+    })
+  })
+
+  it('exact hosts of url allow rules, not wildcard ones; deny rules block', async () => {
+    expect(
+      await network(`  - { decision: allow, url: ["registry.npmjs.org", "https://docs.github.com/**", "*.example.com", "https://api.github.com:8443/x"] }
+  - { decision: deny, url: ["evil.example.org", "api.github.com"] }
+`)
+    ).toEqual({
+      allowOutbound: true,
+      allowLocalNetwork: false,
+      allowedHosts: ['registry.npmjs.org', 'docs.github.com'],
+      blockedHosts: ['evil.example.org', 'api.github.com']
+    })
+  })
+
+  it('an allow rule for every host opens outbound to all hosts but the blocked ones', async () => {
+    expect(
+      await network(`  - { decision: allow, url: ["*"] }
+  - { decision: deny, url: ["metadata.google.internal"] }
+`)
+    ).toEqual({
+      allowOutbound: true,
+      allowLocalNetwork: false,
+      allowedHosts: [],
+      blockedHosts: ['metadata.google.internal']
+    })
+  })
+
+  it('only wildcard hosts allowed: no outbound (the sandbox list takes exact hosts)', async () => {
+    expect((await network('  - { decision: allow, url: ["*.npmjs.com"] }\n')).allowOutbound).toBe(
+      false
+    )
+  })
+})

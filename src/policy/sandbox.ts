@@ -1,0 +1,177 @@
+/**
+ * The OS sandbox the policy implies: the `sandboxConfig` the Copilot CLI takes in
+ * `session.create` (schema: `SessionOpenOptions.sandboxConfig` in the npm package
+ * `@github/copilot-sdk-linux-x64`, `schemas/api.schema.json`). On Linux the CLI enforces it with
+ * bubblewrap around every shell command the agent runs: a second wall behind the policy, for what
+ * an allowed program does (a test script the agent wrote, run by an allowed `npm test`).
+ *
+ * Pure: the run's facts (environment, directories, which paths exist) come in as arguments.
+ */
+import path from 'node:path'
+import { literalOf } from './glob.js'
+import type { CompiledRule } from './engine.js'
+
+/** `userPolicy.network` of the CLI's sandbox config. */
+export interface SandboxNetwork {
+  allowOutbound: boolean
+  allowLocalNetwork: boolean
+  allowedHosts: string[]
+  blockedHosts: string[]
+}
+
+/** `userPolicy.filesystem` of the CLI's sandbox config. */
+export interface SandboxFilesystem {
+  readwritePaths: string[]
+  readonlyPaths: string[]
+  deniedPaths: string[]
+}
+
+/** The `sandboxConfig` of `session.create` (the subset the action sets). */
+export interface SandboxConfig {
+  enabled: boolean
+  allowBypass: false
+  addCurrentWorkingDirectory: true
+  userPolicy: { network: SandboxNetwork; filesystem: SandboxFilesystem }
+}
+
+/** What the derivation needs of the policy. */
+export interface SandboxPolicy {
+  rules: readonly CompiledRule[]
+}
+
+/** The run's facts. */
+export interface SandboxFacts {
+  /** The agent's working directory (the workspace): always read-write. */
+  workingDirectory: string
+  /** The action's environment (RUNNER_TEMP, GITHUB_ENV, HOME, ...). */
+  env: NodeJS.ProcessEnv
+  /** The action's own files (the bundle's directory) when GITHUB_ACTION_PATH is not set. */
+  actionDir?: string
+  /** The CLI's private home (session state, logs): denied, the CLI binds what a command needs. */
+  copilotHome?: string
+  /** Whether a path exists: bubblewrap refuses to bind one that does not. */
+  exists: (p: string) => boolean
+}
+
+/** Files the runner reads back after the step: writing them injects env/PATH/outputs. */
+export const RUNNER_FILE_VARIABLES = [
+  'GITHUB_ENV',
+  'GITHUB_PATH',
+  'GITHUB_OUTPUT',
+  'GITHUB_STEP_SUMMARY',
+  'GITHUB_STATE'
+] as const
+
+/**
+ * Software prefixes a command may read (never write): toolchains live there on the runners
+ * (`/usr/local/lib/node_modules/npm`, `/opt/hostedtoolcache/node/...`), and the CLI binds only
+ * the PATH directories themselves, which breaks `npm` (a link into ../lib).
+ */
+const READONLY_PREFIXES = ['/usr/local', '/opt']
+
+/** True when `child` is `parent` or lies inside it. */
+function within(parent: string, child: string): boolean {
+  const rel = path.relative(parent, child)
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel))
+}
+
+function unique(paths: Iterable<string>): string[] {
+  return [...new Set(paths)]
+}
+
+/** An absolute, normalized path from an environment value, or undefined. */
+function absolute(value: string | undefined): string | undefined {
+  return value !== undefined && value !== '' && path.isAbsolute(value)
+    ? path.resolve(value)
+    : undefined
+}
+
+/**
+ * Hosts the sandboxed commands may reach: exact hosts of the url allow rules (a wildcard host
+ * rule such as `*.npmjs.com` is not widened to a host list); any host when an allow rule matches
+ * every host (`*`). Exact hosts of url deny rules are blocked.
+ */
+export function sandboxNetwork(policy: SandboxPolicy): SandboxNetwork {
+  const allowed: string[] = []
+  const blocked: string[] = []
+  let anyHost = false
+  for (const rule of policy.rules) {
+    if (rule.matcher !== 'url') continue
+    for (const url of rule.urls) {
+      const host = literalOf(url.host)
+      if (rule.decision === 'deny') {
+        if (host !== undefined && host !== '') blocked.push(host)
+      } else if (host !== undefined && host !== '') {
+        allowed.push(host)
+      } else if (url.host.parts.every((part) => part === '')) {
+        anyHost = true
+      }
+    }
+  }
+  const blockedHosts = unique(blocked)
+  const allowedHosts = anyHost ? [] : unique(allowed).filter((h) => !blockedHosts.includes(h))
+  return {
+    // an empty allowedHosts list lets every host through, so no host at all means no outbound
+    allowOutbound: anyHost || allowedHosts.length > 0,
+    allowLocalNetwork: false,
+    allowedHosts,
+    blockedHosts
+  }
+}
+
+/** The paths no sandboxed command may see: secrets, the runner's files, the action's own. */
+export function deniedPaths(facts: SandboxFacts): string[] {
+  const { env } = facts
+  const denied: Array<string | undefined> = [
+    // a private tmpfs instead of the host's /tmp (a workspace under /tmp is still bound)
+    '/tmp',
+    absolute(env.RUNNER_TEMP),
+    ...RUNNER_FILE_VARIABLES.map((name) => {
+      const file = absolute(env[name])
+      return file === undefined ? undefined : path.dirname(file)
+    }),
+    absolute(env.GITHUB_ACTION_PATH) ?? absolute(facts.actionDir),
+    absolute(facts.copilotHome),
+    absolute(env.HOME)
+  ]
+  return unique(denied.filter((p): p is string => p !== undefined))
+}
+
+/**
+ * The CLI's `sandboxConfig` for a run under `policy`: the workspace and the literal bases of the
+ * absolute write-allow globs read-write, toolchains read-only, secrets and the runner's files
+ * denied, network as the url rules allow, no loopback or local network, no bypass.
+ */
+export function sandboxConfigFor(policy: SandboxPolicy, facts: SandboxFacts): SandboxConfig {
+  const workspace = path.resolve(facts.workingDirectory)
+  const denied = deniedPaths(facts).filter((p) => p !== workspace && p !== '/')
+  const writable = [workspace]
+  for (const rule of policy.rules) {
+    if (rule.matcher !== 'write' || rule.decision !== 'allow') continue
+    for (const glob of rule.paths) {
+      if (!glob.absolute || glob.base === '') continue
+      const base = path.resolve(glob.base)
+      // never the root, and never a directory that holds a denied path: deny wins
+      if (base === '/' || denied.some((d) => within(base, d))) continue
+      writable.push(base)
+    }
+  }
+  const readwrite = unique(writable).filter((p) => p === workspace || facts.exists(p))
+  const toolCache = absolute(facts.env.RUNNER_TOOL_CACHE)
+  const readonly = unique([...READONLY_PREFIXES, ...(toolCache ? [toolCache] : [])]).filter(
+    (p) => facts.exists(p) && !readwrite.some((w) => within(w, p))
+  )
+  return {
+    enabled: true,
+    allowBypass: false,
+    addCurrentWorkingDirectory: true,
+    userPolicy: {
+      network: sandboxNetwork(policy),
+      filesystem: {
+        readwritePaths: readwrite,
+        readonlyPaths: readonly,
+        deniedPaths: denied.filter((p) => facts.exists(p))
+      }
+    }
+  }
+}
