@@ -5,7 +5,7 @@
  *
  *   npm run bench                        everything (about 1–2 minutes on 2 cores)
  *   npm run bench -- --runs 3            fewer end-to-end runs
- *   npm run bench -- --only policy,fold  some figures (e2e, policy, fold, bundle)
+ *   npm run bench -- --only policy,fold  some figures (e2e, policy, benign, fold, bundle)
  *
  * Prints a table (figure, measured, target, pass/fail) and the details behind each figure.
  * Exits 1 when a target is missed.
@@ -22,7 +22,7 @@ const { values } = parseArgs({
   options: { runs: { type: 'string', default: '5' }, only: { type: 'string' } }
 })
 const runs = Math.max(1, Number(values.runs))
-const only = new Set((values.only ?? 'bundle,policy,fold,e2e').split(','))
+const only = new Set((values.only ?? 'bundle,policy,benign,fold,e2e').split(','))
 
 interface Row {
   figure: string
@@ -117,6 +117,39 @@ if (only.has('policy')) {
         .map(([k, v]) => `${k} ${v.p50.toFixed(1)} / ${v.p99.toFixed(1)}`)
         .join(', ') +
       `. Slowest (p50): ${p.slowest.map((x) => `${JSON.stringify(x.subject)} ${x.p50.toFixed(0)} µs`).join('; ')}.`
+  )
+}
+
+if (only.has('benign')) {
+  console.error('bench: presets over the benign corpus …')
+  const b = child<{
+    commands: number
+    sources: number
+    rates: Array<{
+      preset: string
+      covered: number
+      allowed: number
+      denied: Array<{ command: string; intent: string; rule: string; segment: string }>
+    }>
+  }>('bench/benign.ts')
+  for (const r of b.rates) {
+    rows.push({
+      figure: `Benign commands allowed, preset ${r.preset}`,
+      measured: `${((100 * r.allowed) / r.covered).toFixed(1)}% (${r.allowed} / ${r.covered})`,
+      target: '100%',
+      pass: r.allowed === r.covered
+    })
+  }
+  const denials = b.rates.flatMap((r) =>
+    r.denied.map(
+      (d) =>
+        `${r.preset} denies ${JSON.stringify(d.command)} (intent ${d.intent}): rule ${d.rule} on ${JSON.stringify(d.segment)}`
+    )
+  )
+  details.push(
+    `Precision: ${b.commands} commands coding agents ran (${b.sources} sources, bench/fixtures/benign-commands.json); ` +
+      `each preset is rated over the commands its intent covers (its own and those of the presets it extends). ` +
+      (denials.length === 0 ? 'No benign command denied.' : `Denied: ${denials.join('; ')}.`)
   )
 }
 
