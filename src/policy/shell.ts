@@ -285,6 +285,10 @@ class Analyzer {
         this.walkChildren(node, ctx)
         return
       case 'command_substitution': {
+        if (node.text.startsWith('$((')) {
+          // bash reads `$((` as arithmetic first (tree-sitter reads `$( (...) )` in heredocs)
+          this.arithmetic(node.text.slice(3, -2), node.text)
+        }
         if (node.text.startsWith('$(') && heredocInComplexSubstitution(node)) {
           this.problem('unparsable', node.text, HEREDOC_IN_SUBSTITUTION)
           return
