@@ -4,8 +4,9 @@
  * whose intent covers it and by every preset that extends that one. `npm run bench` prints the
  * same figure as an allow rate per preset.
  */
+import { readFileSync } from 'node:fs'
 import type { CompiledPolicy, PresetName } from '../../src/policy/index.js'
-import { compilePolicy, PRESET_NAMES, presetText } from '../../src/policy/index.js'
+import { compilePolicy, PRESET_NAMES, presetText, runPolicyTests } from '../../src/policy/index.js'
 import {
   denialOf,
   loadBenignCorpus,
@@ -75,4 +76,49 @@ describe.each(PRESET_NAMES)('preset %s', (name) => {
       })
     }
   )
+})
+
+describe("the README's example policy (A first workflow)", () => {
+  // The policy file the README shows: its one fenced yaml block that starts with `version:`.
+  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
+  const blocks = [...readme.matchAll(/^```ya?ml\n(version:[\s\S]*?)^```$/gm)].map(
+    (m) => m[1] as string
+  )
+  // What a Node project's fix-the-tests run needs: the read-only and ci-fix commands, minus other
+  // ecosystems' (pytest).
+  const needed = corpus.filter(
+    (c) => c.preset !== 'maintenance' && (c.ecosystem === undefined || c.ecosystem === 'node')
+  )
+  let policy: CompiledPolicy
+
+  beforeAll(async () => {
+    expect(blocks).toHaveLength(1)
+    policy = await compilePolicy(blocks[0] as string, 'README.md example', ws.dir)
+  })
+
+  it('passes its own tests section', () => {
+    expect(policy.tests.length).toBeGreaterThan(0)
+    expect(runPolicyTests(policy).map((f) => f.message)).toEqual([])
+  })
+
+  it('needs most of the corpus', () => {
+    expect(needed.length).toBeGreaterThan(80)
+  })
+
+  it.each(needed.map((c) => [c.command, c.preset] as const))(
+    'allows %j (intent: %s)',
+    (command) => {
+      const decision = policy.decide({ kind: 'shell', fullCommandText: command })
+      expect({ command, ...(decision.decision === 'allow' ? {} : denialOf(decision)) }).toEqual({
+        command
+      })
+    }
+  )
+
+  it('still denies pushing and workflow edits', () => {
+    expect(policy.decide({ kind: 'shell', fullCommandText: 'git -C . push' }).rule).toBe('no-push')
+    expect(
+      policy.decide({ kind: 'write', fileName: `${ws.dir}/.github/workflows/ci.yml` }).decision
+    ).toBe('deny')
+  })
 })
