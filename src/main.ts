@@ -165,6 +165,7 @@ async function runWith(
         ? connection.provideGitHubToken(settings.copilotToken)
         : undefined,
       planFirst: settings.planFirst,
+      trustedConfig: settings.trustedConfig,
       maxAutopilotContinues: settings.maxAutopilotContinues,
       timeoutMs: settings.timeoutMs,
       idleTimeoutMs: settings.idleTimeoutMs,

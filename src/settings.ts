@@ -32,6 +32,12 @@ export interface Settings {
   timeoutMs: number
   maxAutopilotContinues: number
   planFirst: boolean
+  /**
+   * The checked-out tree is trusted: the CLI may load its hooks, MCP servers, skills, agents and
+   * language servers (see session/repository-config.ts). Off by default: on a pull request the
+   * tree is the PR author's.
+   */
+  trustedConfig: boolean
   setupCommands: string[]
   verifyCommands: string[]
   commandTimeoutMs: number
@@ -188,6 +194,8 @@ export function readSettings(input: InputReader, env: NodeJS.ProcessEnv = proces
       true
     ),
     planFirst: oneOf('plan-first', input('plan-first'), ['true', 'false'], 'false') === 'true',
+    trustedConfig:
+      oneOf('trusted-config', input('trusted-config'), ['true', 'false'], 'false') === 'true',
     setupCommands: lines(input('setup-commands')),
     verifyCommands: lines(input('verify-commands')),
     commandTimeoutMs:

@@ -64,4 +64,15 @@ describe('settings', () => {
       )
     }
   })
+
+  it('keeps the tree untrusted unless trusted-config is exactly true', () => {
+    expect(read({ prompt: 'x' }).trustedConfig).toBe(false)
+    expect(read({ prompt: 'x', 'trusted-config': 'false' }).trustedConfig).toBe(false)
+    expect(read({ prompt: 'x', 'trusted-config': 'true' }).trustedConfig).toBe(true)
+    for (const value of ['yes', 'TRUE', '1']) {
+      expect(() => read({ prompt: 'x', 'trusted-config': value })).toThrow(
+        /Input 'trusted-config' must be one of true, false/
+      )
+    }
+  })
 })

@@ -24,6 +24,7 @@ import { z } from 'zod'
 import { AUTH_FIX, checkAuth } from './auth.js'
 import type { Provider } from '../settings.js'
 import { runShellCommand } from './shell.js'
+import { describeRepositoryConfig, repositoryConfigOptions } from './repository-config.js'
 
 export interface Logger {
   info(line: string): void
@@ -58,6 +59,8 @@ export interface RunOptions {
   tokenRegistration?: string
   /** Start in plan mode; the action approves the agent's exit from plan mode into autopilot. */
   planFirst: boolean
+  /** Let the CLI load the working tree's own configuration (hooks, MCP servers, skills, ...). */
+  trustedConfig: boolean
   maxAutopilotContinues: number
   timeoutMs: number
   idleTimeoutMs: number
@@ -129,6 +132,7 @@ export class Run {
       this.sessionId = created.sessionId
       this.options.observer.setSessionId(created.sessionId)
       log.info(`Session ${created.sessionId} created`)
+      log.info(describeRepositoryConfig(this.options.trustedConfig))
       if (!this.options.provider) {
         const login = await checkAuth(connection, created.sessionId)
         log.info(`Signed in to Copilot${login ? ` as ${login}` : ''}`)
@@ -191,6 +195,7 @@ export class Run {
           streaming: false,
           autopilot: { maxContinues: this.options.maxAutopilotContinues },
           ...(this.options.planFirst ? { requestExitPlanMode: true } : {}),
+          ...repositoryConfigOptions(this.options.trustedConfig),
           ...(provider ? { provider } : {}),
           ...(tokenRegistration ? { gitHubTokenProviderRegistrationId: tokenRegistration } : {})
         },

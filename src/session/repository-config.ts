@@ -1,0 +1,54 @@
+/**
+ * What the Copilot CLI may load from the checked-out tree. On a pull request that tree is the PR
+ * author's, so by default nothing in it that runs code or widens what the agent can do is loaded;
+ * `trusted-config: true` (the workflow says the tree is trusted) gives the CLI its own discovery
+ * back. Instruction files (AGENTS.md, .github/copilot-instructions.md, .github/instructions/,
+ * CLAUDE.md, GEMINI.md) stay on either way: they are text, and the policy judges every act.
+ *
+ * Measured on CLI 1.0.102 headless (__tests__/e2e/untrusted-config.test.ts), what the tree can
+ * bring and what keeps it out:
+ * - hooks (.github/hooks/*.json; `hooks` in .github/copilot/settings(.local).json and
+ *   .claude/settings.json; the settings' hookDirectories) run as commands, unasked, unless
+ *   `enableFileHooks: false`.
+ * - language servers in .github/lsp.json start, unasked, when the agent calls the `lsp` tool,
+ *   whatever the discovery options: only removing the tool keeps them out.
+ * - skills (.github/skills, .agents/skills, .claude/skills, the settings' skillDirectories) and
+ *   custom agents (.github/agents, .claude/agents, agentDirectories) load with
+ *   `enableConfigDiscovery: true`.
+ * - MCP servers in .mcp.json start with discovery on and the folder trusted.
+ * - extensions (.github/extensions/NAME/extension.mjs) run with `requestExtensions: true`.
+ */
+
+/** The session.create fields that decide what the CLI loads from the working tree. */
+export interface RepositoryConfigOptions {
+  enableConfigDiscovery: boolean
+  enableFileHooks: boolean
+  /** Declares the working directory trusted for this session only (never persisted). */
+  trustWorkingDirectory?: 'session'
+  requestExtensions?: false
+  excludedTools?: string[]
+}
+
+/** The CLI tool that starts language servers configured in the tree (.github/lsp.json). */
+export const LSP_TOOL = 'lsp'
+
+export function repositoryConfigOptions(trusted: boolean): RepositoryConfigOptions {
+  if (trusted) {
+    // The CLI's own discovery. Workspace MCP servers (.mcp.json) also need the folder trusted;
+    // 'session' trusts it for this session only ('user' would persist it in COPILOT_HOME).
+    return { enableConfigDiscovery: true, enableFileHooks: true, trustWorkingDirectory: 'session' }
+  }
+  return {
+    enableConfigDiscovery: false,
+    enableFileHooks: false,
+    requestExtensions: false,
+    excludedTools: [LSP_TOOL]
+  }
+}
+
+/** One line for the log: what the run loads from the tree. */
+export function describeRepositoryConfig(trusted: boolean): string {
+  return trusted
+    ? 'trusted-config: true: the CLI loads the repository configuration in the working tree (hooks, MCP servers in .mcp.json, skills, custom agents, language servers).'
+    : 'Repository configuration in the working tree is not loaded (hooks, MCP servers, skills, custom agents, language servers; instruction files still are). Set trusted-config: true when the tree is trusted.'
+}
