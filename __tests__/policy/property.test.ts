@@ -56,6 +56,43 @@ const DENIED = [
   'git pu\\\nsh'
 ]
 
+/**
+ * Constructs bash evaluates as code (a variable's value read as arithmetic, a subscript, an
+ * indirection) and ways of setting a variable that steers the next command. The policy above
+ * allows every command they are made of; the engine must deny them all the same.
+ */
+const EVALUATING = [
+  '(( x ))',
+  'echo $(( x + 1 ))',
+  'echo $[x]',
+  'b[x]=1',
+  'echo ${a[x]}',
+  '[[ x -gt 1 ]]',
+  'echo ${s:x}',
+  'echo ${!x}',
+  'echo "\${!x}"',
+  '[[ -v a[x] ]]',
+  'echo ${x@P}',
+  'a=([x]=1)'
+]
+
+const PROTECTED_SETTERS = [
+  'HOME',
+  'PATH',
+  'GIT_DIR',
+  'NODE_OPTIONS',
+  'BASH_ENV',
+  'XDG_CONFIG_HOME'
+].flatMap((v) => [
+  `${v}=src`,
+  `${v}=src echo`,
+  `env ${v}=src echo`,
+  `env -u ${v} echo`,
+  `for ${v} in src; do echo; done`,
+  `echo \${${v}:=src}`,
+  `(( ${v} = 0 ))`
+])
+
 const ALLOWED = ['npm test', 'npm test -- --ci', 'git status', 'echo hi', 'cat README.md', 'true']
 
 /** Single-quotes text for the shell. */
@@ -138,6 +175,18 @@ describe('shell decision properties', () => {
       fc.property(compound(fc.constantFrom(...DENIED), fc.constantFrom(...ALLOWED)), (command) => {
         expect([command, policy.decide(shell(command)).decision]).toEqual([command, 'deny'])
       }),
+      { numRuns: 400 }
+    )
+  })
+
+  it('never allows what bash evaluates or a protected variable set, inside any compound command', () => {
+    fc.assert(
+      fc.property(
+        compound(fc.constantFrom(...EVALUATING, ...PROTECTED_SETTERS), fc.constantFrom(...ALLOWED)),
+        (command) => {
+          expect([command, policy.decide(shell(command)).decision]).toEqual([command, 'deny'])
+        }
+      ),
       { numRuns: 400 }
     )
   })

@@ -679,6 +679,9 @@ class Analyzer {
     for (const run of runs(words, this)) {
       if (run.kind === 'words') {
         if (run.words.length > 0) this.effective(run.words, run.assignments ?? [], inner)
+        // `env HOME=x` with no command still sets (and prints) them: check them all the same
+        else
+          for (const a of run.assignments ?? []) this.setsVariable(literalWord(a), `${name.text}`)
       } else if (run.kind === 'script') {
         if (run.script.literal) {
           this.script(run.script.text, inner.depth, inner.via)
