@@ -106,16 +106,17 @@ function baitTree(ws: Workspace): void {
 }
 
 async function runBait(ws: Workspace, inputs: Record<string, string>): Promise<Outcome> {
+  const lsp = (operation: string): Turn => ({
+    toolCalls: [
+      { name: 'lsp', arguments: { operation, file: path.join(ws.dir, 'src', 'index.ts') } }
+    ]
+  })
   const script: Turn[] = [
     { toolCalls: [{ name: 'skill', arguments: { skill: 'bait' } }] },
-    {
-      toolCalls: [
-        {
-          name: 'lsp',
-          arguments: { operation: 'documentSymbol', file: path.join(ws.dir, 'src', 'index.ts') }
-        }
-      ]
-    },
+    // Twice: the CLI may still be setting its language-server clients up at the first call
+    // ("LSP client factory is shutting down"), and start none.
+    lsp('documentSymbol'),
+    lsp('hover'),
     { toolCalls: [{ name: 'task_complete', arguments: { summary: 'done' } }] }
   ]
   const model: ModelServer = await startModelServer(script)
@@ -222,8 +223,16 @@ describe('repository configuration from the checked-out tree', () => {
 
   it('starts no language server from .github/lsp.json unless trusted (the lsp tool is not offered)', () => {
     expect(untrusted.markers).not.toContain('lsp')
-    expect(untrusted.toolResults.join('\n')).toMatch(/Tool 'lsp' does not exist/)
-    expect(trusted.markers).toContain('lsp')
+    expect(untrusted.toolResults.slice(1, 3)).toEqual([
+      expect.stringMatching(/Tool 'lsp' does not exist/),
+      expect.stringMatching(/Tool 'lsp' does not exist/)
+    ])
+    // Trusted, the CLI starts it; with the OS sandbox engaged it starts it inside the sandbox,
+    // which blocks this bait (hooks and MCP servers start outside it).
+    const started =
+      trusted.markers.includes('lsp') ||
+      /sandbox is active and blocked/.test(trusted.toolResults.slice(1, 3).join('\n'))
+    expect(started).toBe(true)
   })
 
   it('offers no repository skill unless trusted, not even when the agent names it', () => {

@@ -7,7 +7,7 @@
  *
  * Measured on CLI 1.0.102 headless (__tests__/e2e/untrusted-config.test.ts), what the tree can
  * bring and what keeps it out:
- * - hooks (.github/hooks/*.json; `hooks` in .github/copilot/settings(.local).json and
+ * - hooks (.github/hooks/*.json; `hooks` in .github/copilot/settings.json and
  *   .claude/settings.json; the settings' hookDirectories) run as commands, unasked, unless
  *   `enableFileHooks: false`.
  * - language servers in .github/lsp.json start, unasked, when the agent calls the `lsp` tool,
@@ -16,6 +16,9 @@
  *   custom agents (.github/agents, .claude/agents, agentDirectories) load with
  *   `enableConfigDiscovery: true`.
  * - MCP servers in .mcp.json start with discovery on and the folder trusted.
+ * - plugins from a marketplace the repository settings name (extraKnownMarketplaces, even a
+ *   directory in the tree, plus enabledPlugins) are installed and their hooks and MCP servers run
+ *   with discovery on, whatever enableFileHooks says.
  * - extensions (.github/extensions/NAME/extension.mjs) run with `requestExtensions: true`.
  */
 
