@@ -705,7 +705,11 @@ export class PolicyEngine implements Policy {
       for (const b of bases) {
         next.add(path.resolve(b, dir))
         try {
-          next.add(physicalPath(path.isAbsolute(dir) ? dir : `${b}/${dir}`))
+          next.add(
+            b === this.lexicalRoot && !path.isAbsolute(dir)
+              ? physicalPath(dir, this.realRoot)
+              : physicalPath(path.isAbsolute(dir) ? dir : `${b}/${dir}`)
+          )
         } catch {
           return undefined // a symlink loop
         }
@@ -716,6 +720,14 @@ export class PolicyEngine implements Policy {
     return bases
   }
 
+  /** Whether an absolute, normalized path lies in the working directory (either spelling). */
+  private insideRoot(p: string): boolean {
+    return (
+      subjectPath(p, this.realRoot).relative !== undefined ||
+      subjectPath(p, this.lexicalRoot).relative !== undefined
+    )
+  }
+
   /**
    * Why the command's `cd`s or path arguments reach a place no command may touch (`cd /proc/1`,
    * `cd ~ && cat .ssh/id_rsa`, a workspace symlink into /proc), or undefined.
@@ -724,7 +736,7 @@ export class PolicyEngine implements Policy {
     const home = os.homedir()
     if (bases === undefined) return undefined
     for (const base of bases) {
-      if (base === this.lexicalRoot || base === this.realRoot) continue
+      if (this.insideRoot(base)) continue
       const reason = sensitiveDirectory(base, home)
       if (reason !== undefined) return reason
     }
@@ -749,11 +761,7 @@ export class PolicyEngine implements Policy {
           }
           if (physical !== lexical) candidates.push(physical)
           for (const candidate of candidates) {
-            if (
-              insideDirectory(this.realRoot, candidate) ||
-              insideDirectory(this.lexicalRoot, candidate)
-            )
-              continue
+            if (this.insideRoot(candidate)) continue
             const reason = sensitiveWordReason(
               { text: candidate, literal: true, prefix: candidate },
               home
