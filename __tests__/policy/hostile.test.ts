@@ -58,6 +58,7 @@ rules:
       - "readarray *"
       - "getopts *"
       - "wait *"
+      - "compgen *"
       - "exec *"
       - "true"
       - ":*"
@@ -152,6 +153,7 @@ const ENGINE: string[] = [
   'set -ek',
   'shopt -s expand_aliases',
   'shopt -s cdable_vars; cd HOME',
+  'hash -p /tmp/evil git; git status',
   "bash -c '(( x ))'",
   'eval "echo \\$(( x ))"',
   'echo `echo $((x))`',
@@ -277,6 +279,10 @@ const ENGINE: string[] = [
 /** Denied wherever no rule allows them (every policy below but the default-allow one). */
 const RULE: string[] = [
   'q=1',
+  // compgen -C runs its command (allowed by the permissive policy, `id` is not)
+  'compgen -C id x',
+  "compgen -C 'id' x",
+  'compgen -Cid x',
   'z=1; echo $z',
   'echo x > .GIT/hooks/pre-commit',
   'echo x > .GitHub/workflows/ci.yml',

@@ -847,6 +847,39 @@ class Analyzer {
           }
         }
         return
+      case 'hash':
+        // `hash -p /tmp/x git` makes the name git run /tmp/x for the rest of the request
+        if (args.some((w) => !w.literal || /^-[A-Za-z]*p/.test(w.text))) {
+          this.problem('runs-code', text, 'hash -p makes a command name run another program')
+        }
+        return
+      case 'compgen':
+      case 'complete':
+        // -C runs a command for the completions; -F a function (judged where it is defined)
+        for (let i = 0; i < args.length; i++) {
+          const w = args[i] as ShellWord
+          if (!w.literal) {
+            this.problem(
+              'dynamic-argument',
+              text,
+              `an option of ${program} is only known when it runs`
+            )
+          } else if (/^-[A-Za-z]*C$/.test(w.text)) {
+            const script = args[i + 1]
+            if (script !== undefined && script.literal) {
+              this.script(script.text, ctx.depth + 1, [...ctx.via, program])
+            } else {
+              this.problem(
+                'dynamic-command',
+                text,
+                `the command ${program} -C runs is only known when it runs`
+              )
+            }
+          } else if (/^-[A-Za-z]*C./.test(w.text)) {
+            this.script(w.text.slice(w.text.indexOf('C') + 1), ctx.depth + 1, [...ctx.via, program])
+          }
+        }
+        return
       case 'enable':
         if (args.some((w) => !w.literal || /^-[A-Za-z]*f/.test(w.text))) {
           this.problem('runs-code', text, 'enable -f loads a shared library into the shell')
