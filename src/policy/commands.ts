@@ -46,7 +46,16 @@ export function commandEffects(words: readonly ShellWord[]): CommandEffect[] {
   const slash = first.text.lastIndexOf('/')
   const name = slash < 0 ? first.text : first.text.slice(slash + 1)
   const handler = HANDLERS.get(name)
-  return handler === undefined ? [] : handler(words, name)
+  if (handler === undefined) return []
+  const effects = handler(words, name)
+  // one problem of each kind is enough to deny, and reads better
+  let seen = ''
+  return effects.filter((e) => {
+    if (e.kind !== 'problem') return true
+    if (seen.includes(`|${e.id}|`)) return false
+    seen += `|${e.id}|`
+    return true
+  })
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -2577,6 +2586,9 @@ TARGETS.chgrp = TARGETS.chown as TargetsSpec
 function targetsEffects(words: readonly ShellWord[], name: string): CommandEffect[] {
   const spec = TARGETS[name] as TargetsSpec
   const parsed = parseOptions(words, spec.table)
+  // a glob's files are already written recursively below its directory: a match that reads as
+  // an option (a file named -r) adds nothing
+  parsed.unknown = parsed.unknown.filter((w) => globDirectory(w) === undefined)
   const out = unknownWords(parsed, name, 'an option (-r) or a file')
   const recursive = spec.recursive !== undefined && has(parsed, ...spec.recursive)
   const skip =
