@@ -920,7 +920,18 @@ const REBASE_EXEC_CLUSTER = /^-[a-zA-Z]*x/
 /** `-u`, `-mu`: git read-tree's update of the working tree. */
 const READ_TREE_UPDATE = /^-[a-z]*u/
 
-/** How git's own options before the subcommand can make it run other code, write or connect. */
+/**
+ * How git's own options before the subcommand can make it run other code, write or connect.
+ *
+ * `-c`: only settings that run nothing (GIT_SAFE_CONFIG, `core.pager=cat`). `--config-env`,
+ * `--exec-path=DIR`, `--paginate`: runs code. `--git-dir`: only `.git` (another repository's
+ * config runs programs: core.fsmonitor, core.pager, hooks). `-C DIR`: a literal relative path
+ * that stays inside the working directory is treated like `cd DIR && git` (which the shell rules
+ * already allow); absolute, `~`, `..`-escaping or run-time paths are denied. A repository the
+ * agent plants inside the workspace (a bare repo's `config` in a writable directory) is the
+ * same risk as `cd dir && git status`, and is for the write rules and the OS sandbox to stop.
+ * `--work-tree`: only `.`. `--namespace` is harmless.
+ */
 function gitGlobal(words: readonly ShellWord[]): { effects: CommandEffect[]; index: number } {
   const out: CommandEffect[] = []
   let dir = ''
