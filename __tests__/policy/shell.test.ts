@@ -26,7 +26,9 @@ describe('shell: the must-haves', () => {
     expect(d).toMatchObject({ decision: 'deny', rule: 'no-push' })
     expect(d.segments).toEqual([
       expect.objectContaining({ text: 'npm test', decision: 'allow', rule: 'tests' }),
-      expect.objectContaining({ text: 'git push', decision: 'deny', rule: 'no-push' })
+      expect.objectContaining({ text: 'git push', decision: 'deny', rule: 'no-push' }),
+      // git push also reaches the network, a built-in check of its own
+      expect.objectContaining({ text: 'git push', decision: 'deny', rule: 'network' })
     ])
     expect(feedbackFor(d)).toContain('(in: git push)')
   })
@@ -168,7 +170,7 @@ rules:
   it.each([
     'npm test',
     'npm test && git status',
-    'git pull',
+    'git status --short',
     'echo "git push"',
     "echo 'git push'",
     'grep -r "git push" .',
@@ -182,6 +184,16 @@ rules:
     'npm test > src/test.log'
   ])('allows %j', (command) => {
     expect(p.decide(shell(command)).decision).toBe('allow')
+  })
+
+  it('knows git pull reaches the network: only a rule naming the exact command allows it', async () => {
+    expect(p.decide(shell('git pull'))).toMatchObject({ decision: 'deny', rule: 'network' })
+    const exact = await compile(
+      `version: 1\nrules:\n  - { id: pull, decision: allow, shell: ["git pull"] }\n`,
+      ws.dir
+    )
+    expect(exact.decide(shell('git pull'))).toMatchObject({ decision: 'allow', rule: 'pull' })
+    expect(exact.decide(shell('git pull evil'))).toMatchObject({ decision: 'deny' })
   })
 
   it('checks a deny rule against the command with its path stripped', () => {

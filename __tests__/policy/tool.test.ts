@@ -241,7 +241,11 @@ describe('explain', () => {
         '  deny   git push origin main',
         '         rule "no-push" (example.yml:4:5)',
         "         reason: pushing is the workflow's job",
-        '         matched: no-push'
+        '         matched: no-push',
+        '  deny   git push origin main',
+        '         rule "network"',
+        '         reason: git push connects to another repository or host',
+        '         matched: (no rule)'
       ].join('\n')
     )
   })

@@ -203,6 +203,16 @@ export function requestOf(
   }
 }
 
+/**
+ * Built-in denials an allow rule naming the whole command text exactly (no `*`) overrides: the
+ * author has read that command (`git pull`, an unusual construct) and allows just it.
+ */
+const EXPLICITLY_ALLOWABLE: ReadonlySet<string> = new Set([
+  'unparsable',
+  'dynamic-command',
+  'network'
+])
+
 /** Redirect targets that are never files. */
 const NULL_DEVICES = new Set(['/dev/null', '/dev/stdout', '/dev/stderr'])
 
@@ -572,7 +582,7 @@ export class PolicyEngine implements Policy {
   ): SegmentDecision {
     switch (item.type) {
       case 'problem':
-        if (explicit !== undefined && (item.id === 'unparsable' || item.id === 'dynamic-command')) {
+        if (explicit !== undefined && EXPLICITLY_ALLOWABLE.has(item.id)) {
           return segment(oneLine(item.text), {
             decision: 'allow',
             rule: explicit.id,

@@ -185,11 +185,11 @@ tests:
   - { shell: "echo hi > notes.txt", expect: deny, rule: default }
   - { shell: "PATH=. ls", expect: deny, rule: env-hijack }
   - { shell: "npm test", expect: deny, rule: default }
-  - { shell: "git push origin main", expect: deny, rule: default }
+  - { shell: "git push origin main", expect: deny, rule: network }
   - { shell: "git --no-pager log -p -- src | head -50", expect: allow }
   - { shell: "git --no-pager show --stat && git blame -L 1,20 -- src/a.ts", expect: allow }
   - { shell: "git ls-files | grep test | wc -l", expect: allow }
-  - { shell: "git --no-pager difftool -x sh", expect: deny, rule: default }
+  - { shell: "git --no-pager difftool -x sh", expect: deny, rule: runs-code }
   - { shell: "cd src && sed -n '1,200p' index.ts", expect: allow, rule: read-only-shell }
   - { shell: "cat README.md | sed -n '150,260p'", expect: allow, rule: read-only-shell }
   - { shell: "sed -n '1w /tmp/x' src/a.ts", expect: deny, rule: sed-scripts }
