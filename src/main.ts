@@ -6,6 +6,7 @@
  */
 import fs from 'node:fs'
 import path from 'node:path'
+import { fileURLToPath } from 'node:url'
 import * as core from '@actions/core'
 import { cliHome, readInputs, type EarlyStart } from './cli/early.js'
 import { CliStarter } from './cli/start.js'
@@ -22,6 +23,8 @@ import { normalizeSecrets, redactNormalized } from './reporting/text.js'
 import type { Report, RunStatus } from './reporting/types.js'
 import { hasCredential, type Settings } from './settings.js'
 import { Run, type Logger, type RunOutcome } from './session/run.js'
+import { sandboxConfigFor } from './policy/sandbox.js'
+import { planSandbox, probeSandbox, SANDBOX_FIX, type SandboxPlan } from './session/sandbox.js'
 
 export interface RunResult {
   report: Report | null
@@ -118,6 +121,8 @@ async function runWith(
       log: (line) => core.info(line),
       signal
     })
+    // Whether the OS sandbox works here (one bwrap spawn) is found out while the policy loads.
+    const sandboxProbe = probeSandbox(env)
     const policy = await core.group('Policy', async () => {
       const loaded = await loadPolicy({
         path: settings.policyPath,
@@ -140,6 +145,18 @@ async function runWith(
       return loaded
     })
     report.setPolicy({ source: policy.source, builtIn: policy.builtIn })
+    // `required` without a working sandbox fails here, before any session exists.
+    const sandbox = planSandbox(policy.sandboxMode, await sandboxProbe, () =>
+      sandboxConfigFor(policy, {
+        workingDirectory: settings.workingDirectory,
+        env,
+        actionDir: path.dirname(fileURLToPath(import.meta.url)),
+        copilotHome: cliHome(settings),
+        exists: (p) => fs.existsSync(p)
+      })
+    )
+    report.setSandbox(sandbox.record)
+    logSandbox(sandbox)
 
     const started = await cli.started
     if (started.version) report.setCliVersion(started.version)
@@ -165,6 +182,9 @@ async function runWith(
         ? connection.provideGitHubToken(settings.copilotToken)
         : undefined,
       planFirst: settings.planFirst,
+      sandbox: sandbox.config
+        ? { config: sandbox.config, required: sandbox.mode === 'required' }
+        : undefined,
       trustedConfig: settings.trustedConfig,
       maxAutopilotContinues: settings.maxAutopilotContinues,
       timeoutMs: settings.timeoutMs,
@@ -212,6 +232,23 @@ async function runWith(
     return await finish(report, outcome, settings, comments, link, clean)
   } finally {
     await stopped
+  }
+}
+
+function logSandbox(sandbox: SandboxPlan): void {
+  const { record } = sandbox
+  if (record.state === 'enforced') {
+    core.info(
+      `OS sandbox: ${record.backend ?? 'enforced'} (sandbox.mode: ${sandbox.mode}); the agent's shell commands cannot write outside the workspace or reach the network beyond the policy's hosts`
+    )
+  } else if (record.state === 'unavailable') {
+    core.warning(
+      `The OS sandbox is unavailable (${record.reason ?? 'unknown reason'}): the agent's shell commands run without it, judged by the policy alone, and a program an allowed command runs can write outside the workspace and reach the network. ${SANDBOX_FIX} Or set sandbox.mode: off in the policy to say it is intended.`
+    )
+  } else {
+    core.notice(
+      "The OS sandbox is off (sandbox.mode: off): the agent's shell commands are judged by the policy alone."
+    )
   }
 }
 

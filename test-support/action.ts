@@ -35,8 +35,12 @@ export interface Workspace {
   cleanup(): void
 }
 
-export function makeWorkspace(files: Record<string, string> = {}): Workspace {
-  const base = fs.mkdtempSync(path.join(os.tmpdir(), 'autopilot-e2e-'))
+/** A workspace and a RUNNER_TEMP beside it, in a new directory under `parent`. */
+export function makeWorkspace(
+  files: Record<string, string> = {},
+  parent: string = os.tmpdir()
+): Workspace {
+  const base = fs.mkdtempSync(path.join(parent, 'autopilot-e2e-'))
   const dir = path.join(base, 'workspace')
   const runnerTemp = path.join(base, 'runner-temp')
   fs.mkdirSync(dir, { recursive: true })

@@ -6,7 +6,12 @@ import { mkdirSync } from 'node:fs'
 import path from 'node:path'
 import { compilePolicy, PolicyError } from '../../src/policy/index.js'
 import { resolvePolicyText } from '../../src/policy/load.js'
-import { sandboxConfigFor, sandboxNetwork, type SandboxFacts } from '../../src/policy/sandbox.js'
+import {
+  HOME_CREDENTIALS,
+  sandboxConfigFor,
+  sandboxNetwork,
+  type SandboxFacts
+} from '../../src/policy/sandbox.js'
 import { EXAMPLE_POLICY, tempWorkspace } from './helpers.js'
 
 let ws: ReturnType<typeof tempWorkspace>
@@ -111,8 +116,12 @@ describe('sandboxConfigFor', () => {
       '/home/runner/work/_temp/_runner_file_commands',
       '/home/runner/work/_actions/octo/autopilot/v1',
       '/home/runner/work/_temp/copilot-autopilot-1-2/copilot-home',
-      '/home/runner'
+      // HOME holds the workspace: its credentials instead (a denied ancestor of the workspace
+      // makes the CLI's file tools refuse the workspace)
+      ...HOME_CREDENTIALS.map((name) => `/home/runner/${name}`)
     ])
+    expect(fsPolicy.deniedPaths).toContain('/home/runner/.ssh')
+    expect(fsPolicy.deniedPaths).toContain('/home/runner/.config/gh')
     // toolchains readable, never writable
     expect(fsPolicy.readonlyPaths).toEqual(['/usr/local', '/opt', '/opt/hostedtoolcache'])
   })
@@ -147,16 +156,22 @@ rules:
     expect(config.userPolicy.filesystem.readonlyPaths).not.toContain('/opt/hostedtoolcache')
   })
 
-  it('never denies the workspace itself', async () => {
-    const config = await configOf(
-      EXAMPLE_POLICY,
-      facts({ workingDirectory: '/home/runner', env: { ...RUNNER } })
-    )
-    expect(config.userPolicy.filesystem.deniedPaths).not.toContain('/home/runner')
-    expect(config.userPolicy.filesystem.readwritePaths).toEqual(['/home/runner'])
+  it('denies HOME whole when the workspace is elsewhere', async () => {
+    const config = await configOf(EXAMPLE_POLICY, facts({ workingDirectory: '/srv/repo' }))
+    expect(config.userPolicy.filesystem.deniedPaths).toContain('/home/runner')
+    expect(config.userPolicy.filesystem.deniedPaths).not.toContain('/home/runner/.ssh')
   })
 
-  it('the real /tmp case: a workspace under a denied /tmp stays read-write', () => {
+  it('never denies the workspace or a directory that holds it', async () => {
+    for (const workingDirectory of ['/home/runner', '/home/runner/work/_temp/repo']) {
+      const config = await configOf(EXAMPLE_POLICY, facts({ workingDirectory }))
+      const denied = config.userPolicy.filesystem.deniedPaths
+      expect(denied.filter((d) => workingDirectory.startsWith(d))).toEqual([])
+      expect(config.userPolicy.filesystem.readwritePaths).toEqual([workingDirectory])
+    }
+  })
+
+  it('a workspace under /tmp: /tmp stays shared (denying it would lock the file tools out)', () => {
     const dir = path.join(ws.dir, 'repo')
     mkdirSync(dir, { recursive: true })
     const config = sandboxConfigFor(
@@ -168,7 +183,12 @@ rules:
       }
     )
     expect(config.userPolicy.filesystem.readwritePaths).toEqual([dir])
-    expect(config.userPolicy.filesystem.deniedPaths).toEqual(['/tmp'])
+    expect(config.userPolicy.filesystem.deniedPaths).toEqual([])
+    const elsewhere = sandboxConfigFor(
+      { rules: [] },
+      { workingDirectory: '/srv/repo', env: {}, exists: () => true }
+    )
+    expect(elsewhere.userPolicy.filesystem.deniedPaths).toEqual(['/tmp'])
   })
 })
 

@@ -55,7 +55,8 @@ export function spawnCli(
     executable,
     home: cliHome(settings),
     args: env.RUNNER_DEBUG === '1' ? ['--log-level', 'debug'] : [],
-    env
+    env,
+    secrets: settings.secrets
   })
 }
 

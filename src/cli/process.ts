@@ -14,6 +14,11 @@ export interface CliProcessOptions {
   /** Extra CLI arguments (e.g. `--log-level debug`). */
   args?: string[]
   env?: NodeJS.ProcessEnv
+  /**
+   * The run's secret values (tokens, the provider key): a variable holding one is not passed on,
+   * whatever its name (a job-level `env:` secret under a name nobody can guess).
+   */
+  secrets?: readonly string[]
 }
 
 export interface CliExit {
@@ -21,9 +26,28 @@ export interface CliExit {
   signal: NodeJS.Signals | null
 }
 
-/** Environment variables that would hand the CLI credentials or settings we did not choose. */
-const STRIPPED_ENV =
-  /^(COPILOT_|GH_TOKEN$|GITHUB_TOKEN$|GH_ENTERPRISE_TOKEN$|GITHUB_ENTERPRISE_TOKEN$|GITHUB_COPILOT_|INPUT_|ACTIONS_RUNTIME_|ACTIONS_ID_TOKEN_REQUEST_|ACTIONS_CACHE_|ACTIONS_RESULTS_URL$)/
+/**
+ * Environment variables that would hand the CLI credentials or settings we did not choose. The
+ * CLI's environment is also every agent command's (the sandbox sets it again after --clearenv),
+ * so nothing secret may stay: the inputs, the runner's own tokens and URLs (ACTIONS_*).
+ */
+export const STRIPPED_ENV =
+  /^(COPILOT_|GH_TOKEN$|GITHUB_TOKEN$|GH_ENTERPRISE_TOKEN$|GITHUB_ENTERPRISE_TOKEN$|GITHUB_COPILOT_|INPUT_|ACTIONS_)/i
+
+/** The environment the CLI gets: `env` less STRIPPED_ENV and any variable holding a secret. */
+export function cliEnvironment(
+  env: NodeJS.ProcessEnv,
+  secrets: readonly string[] = []
+): NodeJS.ProcessEnv {
+  const values = secrets.filter((secret) => secret.length >= 4)
+  const out: NodeJS.ProcessEnv = {}
+  for (const [key, value] of Object.entries(env)) {
+    if (STRIPPED_ENV.test(key)) continue
+    if (value !== undefined && values.some((secret) => value.includes(secret))) continue
+    out[key] = value
+  }
+  return out
+}
 
 export class CliProcess {
   readonly child: ChildProcessWithoutNullStreams
@@ -34,10 +58,7 @@ export class CliProcess {
 
   constructor(options: CliProcessOptions) {
     fs.mkdirSync(options.home, { recursive: true })
-    const env: NodeJS.ProcessEnv = {}
-    for (const [key, value] of Object.entries(options.env ?? process.env)) {
-      if (!STRIPPED_ENV.test(key)) env[key] = value
-    }
+    const env = cliEnvironment(options.env ?? process.env, options.secrets)
     env.COPILOT_HOME = options.home
     // No credential goes into the environment: the agent's commands are children of the CLI and
     // could read it from /proc/<pid>/environ. The token is handed over JSON-RPC instead

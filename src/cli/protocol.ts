@@ -197,6 +197,19 @@ export const EventData = {
     newMode: z.string().optional()
   }),
   'session.shutdown': ShutdownData,
+  /**
+   * What the OS sandbox did for a shell command (CLI 1.0.102: `policy_resolved`,
+   * `spawn_completed`, `enforcement_state`, per tool call). Kinds and outcomes are open strings:
+   * newer CLIs add more.
+   */
+  'sandbox.decision': z.looseObject({
+    kind: z.string(),
+    outcome: z.string().optional(),
+    backend: z.string().optional(),
+    toolCallId: z.string().nullable().optional(),
+    degradationReason: z.string().nullable().optional(),
+    attestation: z.string().nullable().optional()
+  }),
   'exit_plan_mode.requested': z.looseObject({
     requestId: z.string(),
     summary: z.string().nullable().optional(),

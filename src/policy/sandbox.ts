@@ -69,6 +69,33 @@ export const RUNNER_FILE_VARIABLES = [
  */
 const READONLY_PREFIXES = ['/usr/local', '/opt']
 
+/**
+ * Credentials under HOME, denied one by one when HOME itself cannot be (it holds the workspace
+ * on GitHub's runners: /home/runner/work/...). HOME is not mounted in the sandbox, but the CLI
+ * grants read access to some developer-tool configuration and caches below it.
+ */
+export const HOME_CREDENTIALS = [
+  '.ssh',
+  '.gnupg',
+  '.git-credentials',
+  '.gitconfig',
+  '.netrc',
+  '.npmrc',
+  '.yarnrc',
+  '.yarnrc.yml',
+  '.pypirc',
+  '.docker',
+  '.kube',
+  '.aws',
+  '.azure',
+  '.config/gh',
+  '.config/git',
+  '.copilot',
+  '.cargo/credentials.toml',
+  '.cargo/credentials',
+  '.local/share/keyrings'
+]
+
 /** True when `child` is `parent` or lies inside it. */
 function within(parent: string, child: string): boolean {
   const rel = path.relative(parent, child)
@@ -119,10 +146,19 @@ export function sandboxNetwork(policy: SandboxPolicy): SandboxNetwork {
   }
 }
 
-/** The paths no sandboxed command may see: secrets, the runner's files, the action's own. */
+/**
+ * The paths no sandboxed command may see: secrets, the runner's files, the action's own.
+ *
+ * Never a directory holding the workspace: the CLI's file tools (create, edit) refuse every path
+ * below a denied one, readwrite or not (measured, CLI 1.0.102). HOME, which holds the workspace
+ * on the runners, is then replaced by its credential files; /tmp, when it holds the workspace,
+ * stays the host's (shared).
+ */
 export function deniedPaths(facts: SandboxFacts): string[] {
   const { env } = facts
-  const denied: Array<string | undefined> = [
+  const workspace = path.resolve(facts.workingDirectory)
+  const home = absolute(env.HOME)
+  const candidates: Array<string | undefined> = [
     // a private tmpfs instead of the host's /tmp (a workspace under /tmp is still bound)
     '/tmp',
     absolute(env.RUNNER_TEMP),
@@ -132,9 +168,17 @@ export function deniedPaths(facts: SandboxFacts): string[] {
     }),
     absolute(env.GITHUB_ACTION_PATH) ?? absolute(facts.actionDir),
     absolute(facts.copilotHome),
-    absolute(env.HOME)
+    home
   ]
-  return unique(denied.filter((p): p is string => p !== undefined))
+  const denied: string[] = []
+  for (const candidate of candidates) {
+    if (candidate === undefined) continue
+    if (!within(candidate, workspace)) denied.push(candidate)
+    else if (candidate === home) {
+      denied.push(...HOME_CREDENTIALS.map((name) => path.join(candidate, name)))
+    }
+  }
+  return unique(denied).filter((p) => !within(p, workspace))
 }
 
 /**
@@ -144,7 +188,7 @@ export function deniedPaths(facts: SandboxFacts): string[] {
  */
 export function sandboxConfigFor(policy: SandboxPolicy, facts: SandboxFacts): SandboxConfig {
   const workspace = path.resolve(facts.workingDirectory)
-  const denied = deniedPaths(facts).filter((p) => p !== workspace && p !== '/')
+  const denied = deniedPaths(facts)
   const writable = [workspace]
   for (const rule of policy.rules) {
     if (rule.matcher !== 'write' || rule.decision !== 'allow') continue

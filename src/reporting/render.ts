@@ -456,6 +456,8 @@ function permissionSection(view: View, limits: Limits): string {
     `#### 🔐 Permissions · ${formatInt(allowed)} allowed, ${formatInt(deniedTotal)} denied`,
     policy
   ]
+  const sandbox = sandboxLine(view)
+  if (sandbox !== null) parts[1] = `${policy}  \n${sandbox}`
   if (kinds.length === 0) {
     parts.push('The agent asked for no permissions.')
     return parts.join('\n\n')
@@ -476,6 +478,21 @@ function permissionSection(view: View, limits: Limits): string {
     parts.push('_The list of denied requests was left out to fit; see the JSON report._')
   }
   return parts.join('\n\n')
+}
+
+/** One line: whether the agent's shell commands ran in the OS sandbox. */
+function sandboxLine(view: View): string | null {
+  const sandbox = view.report.sandbox
+  if (sandbox === undefined) return null
+  const reason = sandbox.reason ? ` — ${view.inline(sandbox.reason, 300)}` : ''
+  switch (sandbox.state) {
+    case 'enforced':
+      return `**Sandbox:** 🛡️ enforced${sandbox.backend ? ` (${view.code(sandbox.backend, 40)})` : ''}: the agent's shell commands ran confined to the workspace, without network beyond the policy's hosts`
+    case 'unavailable':
+      return `**Sandbox:** ⚠️ unavailable${reason}: the agent's shell commands ran without the OS sandbox (the policy still judged each one)`
+    case 'off':
+      return `**Sandbox:** off (sandbox.mode: off): the agent's shell commands ran without the OS sandbox`
+  }
 }
 
 function deniedLine(view: View, p: PermissionRecord, max: number): string {

@@ -7,6 +7,7 @@
 import { UsageMetrics, dataOf, type PermissionRequest, type SessionEvent } from '../cli/protocol.js'
 import type { Decision } from '../policy/types.js'
 import { clip, normalizeSecrets, redactDeep, redactNormalized, truncate } from './text.js'
+import { sandboxEvidence } from '../session/sandbox.js'
 import type {
   CommandRecord,
   Metrics,
@@ -14,6 +15,7 @@ import type {
   PermissionRecord,
   Report,
   RunStatus,
+  SandboxRecord,
   TodoRecord,
   ToolCallRecord,
   ToolStats
@@ -89,6 +91,7 @@ export class ReportBuilder {
   private readonly clock: () => number
   private readonly startedAt: string
   private policy: { source: string; builtIn: boolean }
+  private sandbox: SandboxRecord | undefined
   private readonly workingDirectory: string | undefined
 
   private sessionId: string | null = null
@@ -192,6 +195,8 @@ export class ReportBuilder {
       }
       case 'session.shutdown':
         return this.applyMetrics(event.data, Source.Shutdown)
+      case 'sandbox.decision':
+        return this.onSandboxDecision(event)
       case 'exit_plan_mode.requested': {
         const data = dataOf(event, type)
         if (!data) return
@@ -318,6 +323,27 @@ export class ReportBuilder {
   // What the driver tells us
 
   /** The policy in force, once it is loaded (the builder exists before, so early failures report too). */
+  /** The sandbox as planned before the session; `sandbox.decision` events refine it. */
+  setSandbox(sandbox: SandboxRecord): void {
+    this.sandbox = {
+      state: sandbox.state,
+      ...(sandbox.backend === undefined ? {} : { backend: this.clean(clip(sandbox.backend, 100)) }),
+      ...(sandbox.reason === undefined ? {} : { reason: this.clean(clip(sandbox.reason, 500)) })
+    }
+  }
+
+  /** An enforced sandbox the CLI says did not engage is unavailable; the first failure stays. */
+  private onSandboxDecision(event: SessionEvent): void {
+    const evidence = sandboxEvidence(event)
+    if (evidence === undefined || this.sandbox?.state !== 'enforced') return
+    if (evidence.engaged) {
+      this.sandbox = { ...this.sandbox, backend: this.clean(clip(evidence.backend, 100)) }
+    } else {
+      this.setSandbox({ state: 'unavailable', reason: evidence.reason })
+      this.note(`sandbox: ${evidence.reason}`)
+    }
+  }
+
   setPolicy(policy: { source: string; builtIn: boolean }): void {
     this.policy = { source: this.clean(policy.source), builtIn: policy.builtIn }
   }
@@ -441,6 +467,7 @@ export class ReportBuilder {
       ...(error ? { error: { ...error } } : {}),
       ...(this.stopReason === undefined ? {} : { stopReason: this.stopReason }),
       policy: { ...this.policy },
+      ...(this.sandbox === undefined ? {} : { sandbox: { ...this.sandbox } }),
       ...(this.workingDirectory === undefined ? {} : { workingDirectory: this.workingDirectory }),
       plan: { content: this.plan, todos: this.todos.map((todo) => ({ ...todo })) },
       tools: this.tools.map((record) => ({ ...record })),

@@ -70,6 +70,17 @@ export interface TodoRecord {
   status: string
 }
 
+/**
+ * Whether the agent's shell commands ran in the OS sandbox: `enforced` (with the backend that
+ * engaged, e.g. `bubblewrap`), `unavailable` (the policy allowed running without it, or it
+ * failed at run time: `reason` says why) or `off` (the policy turned it off).
+ */
+export interface SandboxRecord {
+  state: 'enforced' | 'unavailable' | 'off'
+  backend?: string
+  reason?: string
+}
+
 export interface Report {
   version: 1
   status: RunStatus
@@ -82,6 +93,8 @@ export interface Report {
   durationMs: number | null
   error?: { message: string; type?: string }
   policy: { source: string; builtIn: boolean }
+  /** The OS sandbox around the agent's shell commands (absent in reports of older versions). */
+  sandbox?: SandboxRecord
   plan: { content: string | null; todos: TodoRecord[] }
   tools: ToolCallRecord[]
   permissions: PermissionRecord[]

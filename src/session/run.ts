@@ -24,6 +24,8 @@ import { z } from 'zod'
 import { AUTH_FIX, checkAuth } from './auth.js'
 import type { Provider } from '../settings.js'
 import { runShellCommand } from './shell.js'
+import type { SandboxConfig } from '../policy/sandbox.js'
+import { sandboxEvidence } from './sandbox.js'
 import { describeRepositoryConfig, repositoryConfigOptions } from './repository-config.js'
 
 export interface Logger {
@@ -59,6 +61,11 @@ export interface RunOptions {
   tokenRegistration?: string
   /** Start in plan mode; the action approves the agent's exit from plan mode into autopilot. */
   planFirst: boolean
+  /**
+   * The OS sandbox for the agent's shell commands (`sandboxConfig`), when the run uses it.
+   * `required`: the run stops as failed if the CLI reports that it did not engage.
+   */
+  sandbox?: { config: SandboxConfig; required: boolean }
   /** Let the CLI load the working tree's own configuration (hooks, MCP servers, skills, ...). */
   trustedConfig: boolean
   maxAutopilotContinues: number
@@ -195,6 +202,7 @@ export class Run {
           streaming: false,
           autopilot: { maxContinues: this.options.maxAutopilotContinues },
           ...(this.options.planFirst ? { requestExitPlanMode: true } : {}),
+          ...(this.options.sandbox ? { sandboxConfig: this.options.sandbox.config } : {}),
           ...repositoryConfigOptions(this.options.trustedConfig),
           ...(provider ? { provider } : {}),
           ...(tokenRegistration ? { gitHubTokenProviderRegistrationId: tokenRegistration } : {})
@@ -274,12 +282,33 @@ export class Run {
       case 'session.todos_changed':
         this.refreshTodos()
         break
+      case 'sandbox.decision':
+        this.onSandboxDecision(event)
+        break
       case 'session.idle':
         this.busy = false
         this.idleSignal?.()
         break
       default:
         break
+    }
+  }
+
+  private sandboxFailure: { message: string; type: string } | undefined
+
+  /** The CLI says the sandbox did not engage: said loudly; a `required` sandbox ends the run. */
+  private onSandboxDecision(event: SessionEvent): void {
+    const evidence = sandboxEvidence(event)
+    if (evidence === undefined || evidence.engaged || this.sandboxFailure) return
+    this.sandboxFailure = {
+      message: `The OS sandbox did not engage: ${evidence.reason}. The agent's shell commands fail closed without it.`,
+      type: 'sandbox'
+    }
+    this.options.log.warning(this.sandboxFailure.message)
+    if (this.options.sandbox?.required) {
+      this.sandboxFailure.message +=
+        ' The policy requires the sandbox (sandbox.mode: required): the run is stopped.'
+      this.errorSignal?.()
     }
   }
 
@@ -463,7 +492,12 @@ export class Run {
       case 'error':
         await this.abort()
         await this.collect()
-        return this.outcome('failed', this.sessionError)
+        return this.outcome(
+          'failed',
+          this.options.sandbox?.required
+            ? (this.sandboxFailure ?? this.sessionError)
+            : this.sessionError
+        )
       case 'idle':
         await this.verify()
         await this.collect()

@@ -1,0 +1,228 @@
+/**
+ * The run's side of the OS sandbox: the probe (real bwrap on this machine; `.ci/run` installs
+ * it), the plan from the policy's mode, what `sandbox.decision` events say, and how the report
+ * folds and shows it.
+ */
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { UserError } from '../../src/errors.js'
+import type { SandboxConfig } from '../../src/policy/sandbox.js'
+import { ReportBuilder } from '../../src/reporting/report.js'
+import { renderSummary } from '../../src/reporting/render.js'
+import {
+  findOnPath,
+  planSandbox,
+  probeSandbox,
+  sandboxEvidence
+} from '../../src/session/sandbox.js'
+import type { SessionEvent } from '../../src/cli/protocol.js'
+
+const CONFIG: SandboxConfig = {
+  enabled: true,
+  allowBypass: false,
+  addCurrentWorkingDirectory: true,
+  userPolicy: {
+    network: { allowOutbound: false, allowLocalNetwork: false, allowedHosts: [], blockedHosts: [] },
+    filesystem: { readwritePaths: ['/ws'], readonlyPaths: [], deniedPaths: ['/tmp'] }
+  }
+}
+
+const decision = (data: Record<string, unknown>): SessionEvent => ({
+  type: 'sandbox.decision',
+  ephemeral: true,
+  data
+})
+
+// As CLI 1.0.102 emitted them (bwrap present, then bwrap missing).
+const ENGAGED = decision({
+  kind: 'enforcement_state',
+  control: 'process',
+  outcome: 'engaged',
+  toolCallId: 'call_1',
+  platform: 'linux',
+  backend: 'bubblewrap',
+  enforcementPoint: 'shell',
+  attestation: 'spawn_succeeded'
+})
+const RESOLVED = decision({
+  kind: 'policy_resolved',
+  outcome: 'resolved',
+  backend: 'bubblewrap',
+  readwritePathsCount: 2
+})
+const SPAWN_FAILED = decision({
+  kind: 'spawn_completed',
+  control: 'process',
+  outcome: 'failed',
+  platform: 'linux',
+  backend: 'unsupported',
+  enforcementPoint: 'shell',
+  durationMs: 0,
+  degradationReason: 'unsupported_platform'
+})
+const NOT_ENGAGED = decision({
+  kind: 'enforcement_state',
+  outcome: 'failed',
+  backend: 'unsupported',
+  attestation: 'unsupported'
+})
+
+describe('probeSandbox', () => {
+  it('finds bwrap on PATH and runs it with the namespaces the CLI asks for', async () => {
+    expect(findOnPath('bwrap', process.env.PATH)).toBeDefined()
+    expect(await probeSandbox(process.env, 'linux')).toEqual({
+      available: true,
+      backend: 'bubblewrap'
+    })
+  })
+
+  it('no bwrap on PATH: unavailable, saying so', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'no-bwrap-'))
+    try {
+      expect(await probeSandbox({ PATH: dir }, 'linux')).toEqual({
+        available: false,
+        reason: 'bubblewrap (bwrap) is not installed or not on PATH'
+      })
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  it('a bwrap that cannot create namespaces (AppArmor on Ubuntu 24.04): unavailable, with its error', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fake-bwrap-'))
+    try {
+      // what bwrap prints when unprivileged user namespaces are refused
+      fs.writeFileSync(
+        path.join(dir, 'bwrap'),
+        '#!/bin/sh\n[ "$1" = --version ] && { echo "bubblewrap 0.9.0"; exit 0; }\necho "bwrap: setting up uid map: Permission denied" >&2\nexit 1\n',
+        { mode: 0o755 }
+      )
+      const probe = await probeSandbox({ PATH: dir }, 'linux')
+      expect(probe).toEqual({
+        available: false,
+        reason: `${dir}/bwrap cannot create the sandbox's namespaces (exit 1: bwrap: setting up uid map: Permission denied)`
+      })
+      fs.writeFileSync(path.join(dir, 'bwrap'), '#!/bin/sh\necho "bubblewrap 0.4.1"\n', {
+        mode: 0o755
+      })
+      expect(await probeSandbox({ PATH: dir }, 'linux')).toMatchObject({
+        available: false,
+        reason: expect.stringContaining('version 0.4.1; the Copilot CLI needs 0.5.0') as unknown
+      })
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  it('platforms the action has not verified: unavailable', async () => {
+    expect(await probeSandbox({}, 'win32')).toMatchObject({ available: false })
+  })
+})
+
+describe('planSandbox', () => {
+  const ok = { available: true as const, backend: 'bubblewrap' }
+  const missing = { available: false as const, reason: 'bwrap is missing' }
+
+  it('auto or required with a working backend: the config, enforced', () => {
+    for (const mode of ['auto', 'required'] as const) {
+      expect(planSandbox(mode, ok, () => CONFIG)).toEqual({
+        mode,
+        config: CONFIG,
+        record: { state: 'enforced', backend: 'bubblewrap' }
+      })
+    }
+  })
+
+  it('auto without one: no config (the CLI would fail every command), unavailable with the reason', () => {
+    expect(planSandbox('auto', missing, () => CONFIG)).toEqual({
+      mode: 'auto',
+      record: { state: 'unavailable', reason: 'bwrap is missing' }
+    })
+  })
+
+  it('required without one: a UserError naming both fixes', () => {
+    const plan = () => planSandbox('required', missing, () => CONFIG)
+    expect(plan).toThrow(UserError)
+    expect(plan).toThrow(/sandbox\.mode: required.*bwrap is missing/)
+    expect(plan).toThrow('sudo apt-get install -y bubblewrap')
+    expect(plan).toThrow('sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0')
+  })
+
+  it('off: no config, whatever the probe', () => {
+    expect(planSandbox('off', ok, () => CONFIG)).toMatchObject({ record: { state: 'off' } })
+    expect(planSandbox('off', ok, () => CONFIG).config).toBeUndefined()
+  })
+})
+
+describe('sandboxEvidence', () => {
+  it('engaged only from enforcement_state engaged; resolved says nothing yet', () => {
+    expect(sandboxEvidence(ENGAGED)).toEqual({ engaged: true, backend: 'bubblewrap' })
+    expect(sandboxEvidence(RESOLVED)).toBeUndefined()
+  })
+
+  it('a failed spawn or enforcement is not engaged, with what the CLI said', () => {
+    expect(sandboxEvidence(SPAWN_FAILED)).toEqual({
+      engaged: false,
+      reason:
+        'the Copilot CLI reported the sandbox failed at spawn_completed (unsupported, unsupported_platform)'
+    })
+    expect(sandboxEvidence(NOT_ENGAGED)).toMatchObject({ engaged: false })
+  })
+
+  it('tolerates other events and malformed data', () => {
+    expect(sandboxEvidence({ type: 'session.idle' })).toBeUndefined()
+    expect(sandboxEvidence(decision({ outcome: 'engaged' }))).toBeUndefined() // no kind
+  })
+})
+
+describe('the report', () => {
+  const START = '2026-11-22T10:00:00.000Z'
+  const builder = () =>
+    new ReportBuilder({
+      startedAt: START,
+      model: null,
+      policy: { source: 'p.yml', builtIn: false }
+    })
+  const finish = (b: ReportBuilder) =>
+    b.finish({ status: 'completed', endedAt: '2026-11-22T10:01:00.000Z' })
+
+  it('no sandbox key until the run sets one (older reports stay as they were)', () => {
+    expect(finish(builder()).sandbox).toBeUndefined()
+  })
+
+  it('enforced stays enforced while the CLI says engaged', () => {
+    const b = builder()
+    b.setSandbox({ state: 'enforced', backend: 'bubblewrap' })
+    b.onEvent(RESOLVED)
+    b.onEvent(ENGAGED)
+    const report = finish(b)
+    expect(report.sandbox).toEqual({ state: 'enforced', backend: 'bubblewrap' })
+    expect(renderSummary(report)).toContain('**Sandbox:** 🛡️ enforced (`bubblewrap`)')
+  })
+
+  it('enforced becomes unavailable, with the reason, when the CLI says it did not engage', () => {
+    const b = builder()
+    b.setSandbox({ state: 'enforced', backend: 'bubblewrap' })
+    b.onEvent(SPAWN_FAILED)
+    b.onEvent(ENGAGED) // a later success does not hide the failure
+    const report = finish(b)
+    expect(report.sandbox).toMatchObject({ state: 'unavailable' })
+    expect(report.sandbox?.reason).toContain('unsupported_platform')
+    expect(report.lastActivity.join('\n')).toContain('sandbox: the Copilot CLI reported')
+    expect(renderSummary(report)).toMatch(/\*\*Sandbox:\*\* ⚠️ unavailable — the Copilot CLI/)
+  })
+
+  it('unavailable and off are one line each', () => {
+    const b = builder()
+    b.setSandbox({ state: 'unavailable', reason: 'bwrap is missing' })
+    expect(renderSummary(finish(b))).toContain(
+      "**Sandbox:** ⚠️ unavailable — bwrap is missing: the agent's shell commands ran without the OS sandbox"
+    )
+    b.setSandbox({ state: 'off' })
+    const lines = renderSummary(finish(b)).split('\n')
+    expect(lines.filter((l) => l.includes('**Sandbox:**'))).toEqual([
+      "**Sandbox:** off (sandbox.mode: off): the agent's shell commands ran without the OS sandbox"
+    ])
+  })
+})

@@ -1,0 +1,179 @@
+/**
+ * The OS sandbox around the agent's shell commands, as the run sees it: before the session, a
+ * probe of the backend (bubblewrap on Linux) decides whether the policy's `sandbox.mode` can be
+ * met; during the session, the CLI's `sandbox.decision` events say whether it engaged.
+ *
+ * Measured with CLI 1.0.102: with `sandboxConfig.enabled` and no usable bwrap, every shell
+ * command fails ("Sandboxing is enabled but not supported on this platform") — so `auto` passes
+ * the config only when the probe found a working backend.
+ */
+import { spawn } from 'node:child_process'
+import fs from 'node:fs'
+import path from 'node:path'
+import { dataOf, type SessionEvent } from '../cli/protocol.js'
+import { UserError } from '../errors.js'
+import type { SandboxConfig } from '../policy/sandbox.js'
+import type { SandboxMode } from '../policy/schema.js'
+import type { SandboxRecord } from '../reporting/types.js'
+
+/** How to get the sandbox on a GitHub-hosted or self-hosted Linux runner. */
+export const SANDBOX_FIX =
+  'Install bubblewrap before this step (`sudo apt-get install -y bubblewrap`); on Ubuntu 24.04 runners (ubuntu-latest) also allow unprivileged user namespaces, which AppArmor restricts: `sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0`.'
+
+export type SandboxProbe =
+  { available: true; backend: string } | { available: false; reason: string }
+
+/** The namespaces the CLI's bubblewrap backend unshares (observed in its bwrap command line). */
+export const BWRAP_PROBE_ARGS = [
+  '--unshare-user',
+  '--unshare-pid',
+  '--unshare-ipc',
+  '--unshare-uts',
+  '--unshare-net',
+  '--die-with-parent',
+  '--ro-bind',
+  '/',
+  '/',
+  'true'
+]
+
+/** The CLI needs bwrap 0.5.0 or newer (major·10⁶ + minor·10³ + patch). */
+const MIN_BWRAP = 5_000
+
+/** An executable named `name` on `PATH`, as the CLI would find it. */
+export function findOnPath(name: string, pathValue: string | undefined): string | undefined {
+  for (const dir of (pathValue ?? '').split(path.delimiter)) {
+    if (dir === '') continue
+    const candidate = path.join(dir, name)
+    try {
+      fs.accessSync(candidate, fs.constants.X_OK)
+      if (fs.statSync(candidate).isFile()) return candidate
+    } catch {
+      // not here
+    }
+  }
+  return undefined
+}
+
+function run(
+  file: string,
+  args: string[],
+  timeoutMs: number
+): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve) => {
+    let output = ''
+    const child = spawn(file, args, { stdio: ['ignore', 'pipe', 'pipe'], timeout: timeoutMs })
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (output += d))
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (output += d))
+    child.once('error', (error) => resolve({ code: null, output: error.message }))
+    child.once('close', (code) => resolve({ code, output: output.trim() }))
+  })
+}
+
+/**
+ * Whether the OS sandbox can run here: on Linux, bwrap on the PATH the CLI gets, new enough, and
+ * able to create the namespaces the CLI asks for (Ubuntu 24.04's AppArmor default refuses).
+ */
+export async function probeSandbox(
+  env: NodeJS.ProcessEnv,
+  platform: NodeJS.Platform = process.platform
+): Promise<SandboxProbe> {
+  if (platform === 'darwin') {
+    // not verified by this action's tests: the CLI's seatbelt backend; events confirm it later
+    return fs.existsSync('/usr/bin/sandbox-exec')
+      ? { available: true, backend: 'seatbelt' }
+      : { available: false, reason: '/usr/bin/sandbox-exec is missing' }
+  }
+  if (platform !== 'linux') {
+    return {
+      available: false,
+      reason: `this action has not verified the CLI's sandbox on ${platform}`
+    }
+  }
+  const bwrap = findOnPath('bwrap', env.PATH)
+  if (bwrap === undefined) {
+    return { available: false, reason: 'bubblewrap (bwrap) is not installed or not on PATH' }
+  }
+  const [version, trial] = await Promise.all([
+    run(bwrap, ['--version'], 10_000),
+    run(bwrap, BWRAP_PROBE_ARGS, 10_000)
+  ])
+  const found = /(\d+)\.(\d+)\.(\d+)/.exec(version.output)
+  if (found !== null) {
+    const [major = 0, minor = 0, patch = 0] = found.slice(1, 4).map(Number)
+    if (major * 1e6 + minor * 1e3 + patch < MIN_BWRAP) {
+      return {
+        available: false,
+        reason: `${bwrap} is version ${found[0]}; the Copilot CLI needs 0.5.0 or newer`
+      }
+    }
+  }
+  if (trial.code !== 0) {
+    const detail = trial.output.split('\n')[0] ?? ''
+    return {
+      available: false,
+      reason: `${bwrap} cannot create the sandbox's namespaces (exit ${trial.code ?? 'none'}${detail ? `: ${detail}` : ''})`
+    }
+  }
+  return { available: true, backend: 'bubblewrap' }
+}
+
+/** What the run does about the sandbox: the config for `session.create` and the report's line. */
+export interface SandboxPlan {
+  mode: SandboxMode
+  /** Passed to `session.create` when the sandbox is to be used. */
+  config?: SandboxConfig
+  record: SandboxRecord
+}
+
+/**
+ * Decides from the policy's mode and the probe. `required` without a working backend throws a
+ * UserError naming the fix (before any session exists); `auto` goes on without the sandbox.
+ */
+export function planSandbox(
+  mode: SandboxMode,
+  probe: SandboxProbe | undefined,
+  config: () => SandboxConfig
+): SandboxPlan {
+  if (mode === 'off') {
+    return { mode, record: { state: 'off', reason: 'the policy sets sandbox.mode: off' } }
+  }
+  if (probe === undefined || !probe.available) {
+    const reason = probe?.reason ?? 'not probed'
+    if (mode === 'required') {
+      throw new UserError(
+        `The policy requires the OS sandbox (sandbox.mode: required), but it is not available: ${reason}. ${SANDBOX_FIX} Or set sandbox.mode: auto in the policy to run without it.`
+      )
+    }
+    return { mode, record: { state: 'unavailable', reason } }
+  }
+  return { mode, config: config(), record: { state: 'enforced', backend: probe.backend } }
+}
+
+/** What one `sandbox.decision` event says about enforcement, when it says anything. */
+export type SandboxEvidence =
+  { engaged: true; backend: string } | { engaged: false; reason: string }
+
+export function sandboxEvidence(event: SessionEvent): SandboxEvidence | undefined {
+  const data = dataOf(event, 'sandbox.decision')
+  if (data === undefined) return undefined
+  const outcome = data.outcome ?? 'unknown'
+  const failed =
+    (data.kind === 'enforcement_state' && outcome !== 'engaged') ||
+    outcome === 'failed' ||
+    outcome === 'degraded' ||
+    outcome === 'inactive'
+  if (failed) {
+    const why = [data.backend, data.degradationReason, data.attestation].filter(
+      (part): part is string => typeof part === 'string' && part !== ''
+    )
+    return {
+      engaged: false,
+      reason: `the Copilot CLI reported the sandbox ${outcome} at ${data.kind}${why.length > 0 ? ` (${why.join(', ')})` : ''}`
+    }
+  }
+  if (data.kind === 'enforcement_state') {
+    return { engaged: true, backend: data.backend ?? 'unknown' }
+  }
+  return undefined
+}
