@@ -5,7 +5,7 @@
  *
  *   npm run bench                        everything (about 1–2 minutes on 2 cores)
  *   npm run bench -- --runs 3            fewer end-to-end runs
- *   npm run bench -- --only policy,fold  some figures (e2e, policy, benign, fold, bundle)
+ *   npm run bench -- --only policy,fold  some figures (e2e, policy, benign, fold, bundle, sandbox)
  *
  * Prints a table (figure, measured, target, pass/fail) and the details behind each figure.
  * Exits 1 when a target is missed.
@@ -22,7 +22,7 @@ const { values } = parseArgs({
   options: { runs: { type: 'string', default: '5' }, only: { type: 'string' } }
 })
 const runs = Math.max(1, Number(values.runs))
-const only = new Set((values.only ?? 'bundle,policy,benign,fold,e2e').split(','))
+const only = new Set((values.only ?? 'bundle,policy,benign,fold,sandbox,e2e').split(','))
 
 interface Row {
   figure: string
@@ -186,6 +186,30 @@ if (only.has('fold')) {
       `including generating them; RSS at half ${f.rssAtHalfMB} MB; heap retained after GC ` +
       `${f.heapRetainedMB} MB; ${f.folded.toolCalls} tool calls folded, ${f.folded.toolRecords} kept. ` +
       `RSS includes ~90 MB of node + tsx before the first event.`
+  )
+}
+
+if (only.has('sandbox')) {
+  console.error('bench: OS sandbox cost per shell command …')
+  const sb = child<{
+    commands: number
+    runs: number
+    onMs: number
+    offMs: number
+    ratio: number
+    costMs: number
+    states: string[]
+  }>('bench/sandbox.ts')
+  rows.push({
+    figure: `OS sandbox, per shell command (on / off)`,
+    measured: `${sb.ratio.toFixed(2)}× (${ms(sb.onMs)} / ${ms(sb.offMs)} a turn, +${ms(sb.costMs)})`,
+    target: 'reference',
+    pass: undefined
+  })
+  details.push(
+    `Sandbox: the same session of ${sb.commands} \`bash\` tool calls through the action, sandbox.mode required ` +
+      `(bubblewrap) vs off, ${sb.runs} runs each, alternating; time per turn (model request to model request: ` +
+      `a permission decision, the command, the CLI's turn), medians. Report states seen: ${sb.states.join(', ')}.`
   )
 }
 
