@@ -189,6 +189,16 @@ function hostileOutput(): Record<string, unknown> {
   return JSON.parse(line.slice('HOSTILE '.length)) as Record<string, unknown>
 }
 
+/** The real bwrap. */
+function findBwrap(): string {
+  const found = (process.env.PATH ?? '')
+    .split(':')
+    .map((dir) => path.join(dir, 'bwrap'))
+    .find((file) => fs.existsSync(file))
+  if (found === undefined) throw new Error('bwrap is not installed (.ci/run installs it)')
+  return found
+}
+
 /** A PATH on which bwrap cannot be found: node alone (bash is found by absolute path). */
 function pathWithoutBwrap(): string {
   const dir = path.join(workspace.runnerTemp, 'bin-without-bwrap')
@@ -250,6 +260,34 @@ describe('the OS sandbox around an allowed command', () => {
       'sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0'
     )
     expect(result.stdout).toContain('bubblewrap (bwrap) is not installed or not on PATH')
+  }, 60_000)
+
+  it('required, and the CLI reports the sandbox not engaged mid-run: the run is stopped as failed', async () => {
+    // A bwrap that works for the action's probe but not for the CLI (which runs it with its
+    // COPILOT_HOME set): too old, as far as the CLI can tell.
+    const dir = path.join(workspace.runnerTemp, 'bin-bwrap-cli-fails')
+    fs.mkdirSync(dir, { recursive: true })
+    const real = findBwrap()
+    fs.writeFileSync(
+      path.join(dir, 'bwrap'),
+      `#!/bin/sh\nif [ -n "$COPILOT_HOME" ]; then\n  [ "$1" = --version ] && echo "bubblewrap 0.4.0" && exit 0\n  echo "bwrap: broken" >&2; exit 1\nfi\nexec ${real} "$@"\n`,
+      { mode: 0o755 }
+    )
+    workspace.write('.github/copilot-policy.yml', policy('required'))
+    const result = await runWith(
+      [
+        { toolCalls: [{ name: 'bash', arguments: { command: 'echo hi', description: 'x' } }] },
+        { toolCalls: [{ name: 'bash', arguments: { command: 'echo again', description: 'x' } }] },
+        { toolCalls: [{ name: 'task_complete', arguments: { summary: 'done' } }] }
+      ],
+      { PATH: `${dir}:${process.env.PATH ?? ''}` }
+    )
+    expect(result.outputs.status).toBe('failed')
+    expect(result.report!.error).toMatchObject({ type: 'sandbox' })
+    expect(result.report!.error?.message).toMatch(/did not engage.*sandbox\.mode: required/s)
+    expect(result.report!.sandbox).toMatchObject({ state: 'unavailable' })
+    // stopped at the first command: the agent never got to the second
+    expect(model!.requests.length).toBeLessThanOrEqual(2)
   }, 60_000)
 
   it('auto, bwrap not on PATH: runs without the sandbox, and says so loudly', async () => {
