@@ -359,8 +359,8 @@ describe.each(examplePolicies)('%s', (file) => {
     it('denies the network, other commands, reads outside the workspace, MCP and memory', () => {
       expect(shell('curl https://example.com/install.sh')).toMatch(/^deny /)
       expect(shell('npm install left-pad')).toMatch(/^deny /)
-      expect(shell('git difftool -x sh')).toBe('deny default')
-      expect(shell('rm -rf /')).toBe('deny default')
+      expect(shell('git difftool -x sh')).toMatch(/^deny /)
+      expect(shell('rm -rf /')).toMatch(/^deny /)
       expect(decide({ kind: 'url', url: 'https://example.com/' })).toBe('deny default')
       expect(decide({ kind: 'url', url: 'https://docs.npmjs.com.example.com/' })).toBe(
         'deny default'

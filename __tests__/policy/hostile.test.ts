@@ -59,6 +59,18 @@ rules:
       - "getopts *"
       - "wait *"
       - "compgen *"
+      - "cat() *"
+      - "find *"
+      - "diff *"
+      - "sed *"
+      - "ln *"
+      - "cp *"
+      - "pushd *"
+      - "popd*"
+      - "source *"
+      - ". *"
+      - "DIRSTACK*"
+      - "touch *"
       - "exec *"
       - "true"
       - ":*"
@@ -267,6 +279,35 @@ const ENGINE: string[] = [
   'cat ~/.config/gh/hosts.yml',
   'cd $D && echo',
   'cd - && ls',
+  // found by an adversarial review: a function's own redirection, quotes in "${...}", a NUL
+  // in $'...', compound values of declare, symlinks made and used in one request, popd with
+  // DIRSTACK, globs and option values that reach secrets, $"..." translations, compgen -W
+  'cat() { true; } 2>"$(touch /tmp/pwned-fr)"; cat',
+  'cat() { echo hello-net; } > /dev/tcp/127.0.0.1/9999; cat',
+  'echo "${x:-\'$(touch /tmp/m-sq1)\'}"',
+  'echo "${x-\'`touch /tmp/m-sq3`\'}"',
+  'echo "${x:-$\'\\x24(touch /tmp/m-sq7)\'}"',
+  "find . $'-exe\\0'c touch /tmp/pwned-find \\;",
+  "declare -a 'a=($(touch /tmp/m-declq))'",
+  "export -a 'a=($(touch /tmp/m-expq))'",
+  'declare -a a=\\(\\$\\(id\\)\\)',
+  'pushd -n src >/dev/null; DIRSTACK[1]=/tmp/zz; popd >/dev/null; echo x > f',
+  'cat /dev/fd/../../1*/envi*',
+  'cat /dev/fd/../environ*',
+  'cat ~/.ss?/id_*',
+  'cat ~runner/.ssh/id_rsa',
+  'cat ~+/../../../.ssh/id_rsa',
+  'cat "$(pwd)/../../../.ssh/id_rsa"',
+  'diff --from-file=../../../../../../../proc/1/environ src/a',
+  "sed -n '1R ../../../../../../../proc/1/environ' src/a",
+  "declare 'TEXTDOMAINDIR=src/loc' 'TEXTDOMAIN=x'",
+  "compgen -W '$(id)' x",
+  'source /dev/stdin <<< id',
+  '. /dev/fd/0 <<< id',
+  'bash /dev/stdin <<< id',
+  'ln -s ../.github src/g && echo x > src/g/x.yml',
+  'ln -s /tmp src/t; cd src/t && echo x > f',
+  'cp -s ../.github src/g && echo x > src/g/x.yml',
   // the runner's files and directories outside the workspace through links
   'echo x >> "$GITHUB_ENV"',
   'echo x >> $GITHUB_PATH',
@@ -279,6 +320,9 @@ const ENGINE: string[] = [
 /** Denied wherever no rule allows them (every policy below but the default-allow one). */
 const RULE: string[] = [
   'q=1',
+  // bash ends $'...' at the NUL: this is git log --output=.git/config
+  "git log -1 $'--outp\\0'ut=.git/config",
+  'mv src/l src/g && echo x > .github/x.yml',
   // compgen -C runs its command (allowed by the permissive policy, `id` is not)
   'compgen -C id x',
   "compgen -C 'id' x",

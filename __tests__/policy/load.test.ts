@@ -72,7 +72,7 @@ rules:
     const e = await errorOf('version: 1\ndefualt: deny\n')
     expect(e.message).toBe(
       'policy.yml:2:1: unknown key "defualt". Fix: did you mean "default"? ' +
-        '(allowed keys: version, extends, default, rules, tests)'
+        '(allowed keys: version, extends, default, sandbox, rules, tests)'
     )
   })
 

@@ -70,7 +70,7 @@ const EVALUATING = [
   '[[ x -gt 1 ]]',
   'echo ${s:x}',
   'echo ${!x}',
-  'echo "\${!x}"',
+  'echo "${!x}"',
   '[[ -v a[x] ]]',
   'echo ${x@P}',
   'a=([x]=1)'

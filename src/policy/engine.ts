@@ -24,7 +24,13 @@ import {
   type PathGlob
 } from './paths.js'
 import { runnerPaths, sensitiveDirectory, sensitiveWordReason } from './sensitive.js'
-import { analyzeShell, type CdTarget, type ShellCommand, type ShellItem } from './shell.js'
+import {
+  analyzeShell,
+  type CdTarget,
+  type ShellCommand,
+  type ShellItem,
+  type ShellWord
+} from './shell.js'
 import type { PresetName, SandboxMode } from './schema.js'
 import type { PolicyTestCase } from './testing.js'
 import type { Decision, MatcherKey, Policy, SegmentDecision, Verdict } from './types.js'
@@ -556,6 +562,19 @@ export class PolicyEngine implements Policy {
     if (sensitive !== undefined) {
       segments.push({ text: subject, decision: 'deny', rule: 'sensitive-path', reason: sensitive })
     }
+    const linker = linkMaker(analysis.items)
+    if (
+      linker !== undefined &&
+      (analysis.cdTargets.length > 0 || writesBesides(analysis.items, linker))
+    ) {
+      // paths are resolved before the command runs: a link it makes first is not there yet
+      segments.push({
+        text: subject,
+        decision: 'deny',
+        rule: 'links-then-writes',
+        reason: `${linker.text} may create symlinks, and the same command then writes or changes directory through paths that could run through them: run it on its own first`
+      })
+    }
     if (segments.length === 0) {
       segments.push({
         text: subject,
@@ -740,11 +759,13 @@ export class PolicyEngine implements Policy {
 
   /**
    * Why the command's `cd`s or path arguments reach a place no command may touch (`cd /proc/1`,
-   * `cd ~ && cat .ssh/id_rsa`, a workspace symlink into /proc), or undefined.
+   * `cd ~ && cat .ssh/id_rsa`, a workspace symlink into /proc, `--from-file=../../.ssh/id_rsa`,
+   * a glob in HOME or /proc), or undefined. Each path is taken both as written and through the
+   * file system's symlinks, from every directory the command's `cd`s may lead to.
    */
   private sensitivePlaces(items: ShellItem[], bases: string[] | undefined): string | undefined {
-    const home = os.homedir()
     if (bases === undefined) return undefined
+    const home = os.homedir()
     for (const base of bases) {
       if (this.insideRoot(base)) continue
       const reason = sensitiveDirectory(base, home)
@@ -753,35 +774,77 @@ export class PolicyEngine implements Policy {
     for (const item of items) {
       if (item.type !== 'command') continue
       for (const word of item.command.words.slice(1)) {
-        if (!word.literal || word.text.startsWith('-') || word.text === '') continue
-        const expanded = expandTilde(word.text, word.tilde)
-        if (expanded === undefined) continue
-        for (const base of bases) {
-          const lexical = path.resolve(base, expanded)
-          const candidates = [lexical]
-          let physical: string
-          try {
-            // the root is physical already: only the argument's own components are looked up
-            physical =
-              base === this.lexicalRoot && !path.isAbsolute(expanded)
-                ? physicalPath(expanded, this.realRoot)
-                : physicalPath(path.isAbsolute(expanded) ? expanded : `${base}/${expanded}`)
-          } catch {
-            continue
-          }
-          if (physical !== lexical) candidates.push(physical)
-          for (const candidate of candidates) {
-            if (this.insideRoot(candidate)) continue
-            const reason = sensitiveWordReason(
-              { text: candidate, literal: true, prefix: candidate },
-              home
-            )
-            if (reason !== undefined) return `${word.text}: ${reason}`
-          }
-        }
+        const reason = this.sensitiveWord(word, bases, home)
+        if (reason !== undefined) return `${word.text}: ${reason}`
       }
     }
     return undefined
+  }
+
+  private sensitiveWord(word: ShellWord, bases: string[], home: string): string | undefined {
+    if (word.tilde && expandTilde(word.literal ? word.text : word.prefix, true) === undefined) {
+      return 'a ~user, ~+ or ~- path is only known when the command runs'
+    }
+    if (!word.literal) {
+      if (/(?:^|\/)\.\.(?:\/|$)/.test(word.text)) {
+        return 'a path only known when the command runs climbs out with ".."'
+      }
+      // a glob or expansion: where its literal directory part is decides what it can reach
+      const known = expandTilde(word.prefix, word.tilde) ?? ''
+      const dir = known.slice(0, known.lastIndexOf('/') + 1)
+      if (dir === '') return undefined
+      for (const candidate of this.pathCandidates(dir, bases)) {
+        if (this.insideRoot(candidate)) continue
+        const reason = sensitiveDirectory(candidate, home)
+        if (reason !== undefined) return reason
+      }
+      return undefined
+    }
+    // the word itself, and paths inside it: `--from-file=../x`, `1R ../x` in a sed script
+    const tokens = [word.text]
+    if (/[=:,\s]/.test(word.text)) {
+      for (const t of word.text.split(/[=:,\s]+/)) {
+        if (t !== word.text && (t.startsWith('/') || t.startsWith('~/') || t.includes('..'))) {
+          tokens.push(t)
+        }
+      }
+    }
+    for (const token of tokens) {
+      if (token === '' || (token === word.text && token.startsWith('-'))) continue
+      const expanded = expandTilde(token, token.startsWith('~'))
+      if (expanded === undefined)
+        return 'a ~user, ~+ or ~- path is only known when the command runs'
+      for (const candidate of this.pathCandidates(expanded, bases)) {
+        if (this.insideRoot(candidate)) continue
+        const reason = sensitiveWordReason(
+          { text: candidate, literal: true, prefix: candidate },
+          home
+        )
+        if (reason !== undefined) return reason
+      }
+    }
+    return undefined
+  }
+
+  /** An argument taken as a path from each base: as written, and through the file system. */
+  private pathCandidates(p: string, bases: string[]): string[] {
+    const out: string[] = []
+    for (const base of bases) {
+      const lexical = path.resolve(base, p)
+      out.push(lexical)
+      try {
+        // the root is physical already: only the argument's own components are looked up
+        const physical =
+          base === this.lexicalRoot && !path.isAbsolute(p)
+            ? physicalPath(p, this.realRoot)
+            : physicalPath(path.isAbsolute(p) ? p : `${base}/${p}`)
+        if (physical !== lexical) out.push(physical)
+      } catch {
+        // a symlink loop: the command fails there
+      }
+      if (path.isAbsolute(p)) break
+    }
+    return out
   }
 
   private writeTargetVerdicts(
@@ -836,6 +899,81 @@ function decidingDenial(
   return (
     denied.find((s) => ruleIds.has(s.rule)) ?? denied.find((s) => s.rule !== 'default') ?? denied[0]
   )
+}
+
+/** Programs that can put a symlink in place (or move one) while the command runs. */
+const LINK_PROGRAMS = new Set([
+  'ln',
+  'link',
+  'mv',
+  'tar',
+  'bsdtar',
+  'unzip',
+  '7z',
+  'cpio',
+  'rsync',
+  'git',
+  'ditto'
+])
+
+/** git subcommands that write the working tree (and so may check out symlinks). */
+const GIT_TREE_WRITERS = new Set([
+  'checkout',
+  'switch',
+  'restore',
+  'reset',
+  'stash',
+  'apply',
+  'am',
+  'merge',
+  'pull',
+  'rebase',
+  'cherry-pick',
+  'revert',
+  'clone',
+  'worktree',
+  'submodule',
+  'read-tree',
+  'checkout-index',
+  'mv'
+])
+
+/** The first command in the request that may create or move a symlink, or undefined. */
+function linkMaker(items: ShellItem[]): ShellCommand | undefined {
+  for (const item of items) {
+    if (item.type !== 'command') continue
+    const words = item.command.words
+    const program = path.basename(words[0]?.text ?? '')
+    if (LINK_PROGRAMS.has(program)) {
+      if (program !== 'git') return item.command
+      const sub = words.slice(1).find((w) => !w.literal || !w.text.startsWith('-'))
+      if (sub === undefined || !sub.literal || GIT_TREE_WRITERS.has(sub.text)) return item.command
+    }
+    // cp copies symlinks as symlinks when recursive, archiving or asked to link
+    if (
+      program === 'cp' &&
+      words.some(
+        (w) =>
+          !w.literal ||
+          /^-[A-Za-z]*[slaRrdP]/.test(w.text) ||
+          /^--(?:link|symbolic-link|archive|recursive|no-dereference|preserve)/.test(w.text)
+      )
+    ) {
+      return item.command
+    }
+  }
+  return undefined
+}
+
+/** Whether the request writes a file through a command other than `command` (or a redirection). */
+function writesBesides(items: ShellItem[], command: ShellCommand): boolean {
+  let owner: ShellCommand | undefined
+  for (const item of items) {
+    if (item.type === 'command') owner = item.command
+    else if (item.type === 'write' && owner !== command) return true
+    else if (item.type === 'write' && !item.text.includes(':')) return true // a redirection
+  }
+  return false
 }
 
 function expandTilde(text: string, tilde: boolean): string | undefined {

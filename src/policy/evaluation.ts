@@ -152,7 +152,12 @@ const PROTECTED_NAMES = new Set(
     'SUDO_ASKPASS',
     'DISPLAY',
     'TERMINFO',
-    'TERMINFO_DIRS'
+    'TERMINFO_DIRS',
+    // $"..." strings are translated through these and the translation is expanded again
+    'TEXTDOMAIN',
+    'TEXTDOMAINDIR',
+    // popd and `cd -` go where these say
+    'DIRSTACK'
   ].map((n) => n.toLowerCase())
 )
 

@@ -236,6 +236,18 @@ class Analyzer {
         this.redirect(node, ctx)
         return
       case 'expansion': {
+        if (
+          insideDoubleQuotes(node) &&
+          node.descendantsOfType(['raw_string', 'ansi_c_string']).length > 0
+        ) {
+          // in "${x:-'...'}" the quotes are plain characters to bash and $(...) in them runs
+          this.problem(
+            'unparsable',
+            node.text,
+            `quotes inside the double-quoted ${node.text.slice(0, 2)}...} are read differently by bash`
+          )
+          return
+        }
         const problem = expansionProblem(node.text)
         if (problem !== undefined) this.problem(problem.id, node.text, problem.reason)
         this.walkChildren(node, ctx)
@@ -273,8 +285,14 @@ class Analyzer {
         this.walkChildren(node, ctx)
         return
       case 'function_definition': {
+        // `f() { ...; } > file` keeps the redirection with the function and opens it, target
+        // expanded, at every call: walk it like the body
         const body = node.childForFieldName('body')
-        if (body !== null) this.walk(body, ctx)
+        const name = node.childForFieldName('name')
+        for (const child of node.namedChildren) {
+          if (name === null || !child.equals(name)) this.walk(child, ctx)
+        }
+        if (body === null) this.problem('unparsable', node.text, 'a function without a body')
         return
       }
       case 'process_substitution':
@@ -464,6 +482,8 @@ class Analyzer {
         assignments.push(word.text)
         words.push(word)
         this.assignmentNode(child, keyword)
+        if (child.childForFieldName('value')?.type !== 'array')
+          this.compoundValue(keyword, word, words)
       } else if (child.type === 'variable_name') {
         words.push(literalWord(child.text))
         if (keyword !== 'unset' || !words.some((w) => /^-[a-z]*f/.test(w.text))) {
@@ -499,6 +519,27 @@ class Analyzer {
     }
     if (keyword === 'unset' && seen.some((w) => w.literal && /^-[a-z]*f/.test(w.text))) return
     this.setsVariable(word, keyword)
+    this.compoundValue(keyword, word, seen)
+  }
+
+  /**
+   * `declare 'a=($(cmd))'`: bash parses a quoted or escaped `(...)` value again as a compound
+   * assignment and expands it; a value only known at run time may be one (`declare -a "a=$x"`).
+   */
+  private compoundValue(keyword: string, word: ShellWord, flags: ShellWord[]): void {
+    const known = word.literal ? word.text : word.prefix
+    const arrays =
+      keyword !== 'export' || flags.some((f) => f.literal && /^-[A-Za-z]*[aA]/.test(f.text))
+    if (
+      /^[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?\+?=\(/.test(known) ||
+      (!word.literal && arrays && /=$/.test(known))
+    ) {
+      this.problem(
+        'evaluates-code',
+        `${keyword} ${word.text}`,
+        `${keyword} may parse the value of ${word.text} as an array and expand it again, which can run commands`
+      )
+    }
   }
 
   /** Checks a `NAME=value` node: the name (when `checkName`), its subscript, array subscripts. */
@@ -864,6 +905,18 @@ class Analyzer {
               text,
               `an option of ${program} is only known when it runs`
             )
+          } else if (/^-[A-Za-z]*W/.test(w.text)) {
+            // the word list is expanded: $(...) and backquotes in it run
+            const list = /^-[A-Za-z]*W$/.test(w.text)
+              ? args[i + 1]
+              : literalWord(w.text.slice(w.text.indexOf('W') + 1))
+            if (list === undefined || !list.literal || /[$`]/.test(list.text)) {
+              this.problem(
+                'evaluates-code',
+                text,
+                `${program} -W expands its word list, which can run commands`
+              )
+            }
           } else if (/^-[A-Za-z]*C$/.test(w.text)) {
             const script = args[i + 1]
             if (script !== undefined && script.literal) {
@@ -1094,6 +1147,15 @@ function isAssignmentWord(word: ShellWord): boolean {
   return /^[A-Za-z_][A-Za-z0-9_]*\+?=/.test(word.literal ? word.text : word.prefix)
 }
 
+function insideDoubleQuotes(node: Node): boolean {
+  for (let p = node.parent; p !== null; p = p.parent) {
+    if (p.type === 'string') return true
+    if (p.type === 'command_substitution' || p.type === 'command' || p.type === 'program')
+      return false
+  }
+  return false
+}
+
 function makeCommand(words: ShellWord[], assignments: string[], via: string[]): ShellCommand {
   return { words, assignments, text: words.map((w) => w.text).join(' '), via }
 }
@@ -1128,8 +1190,12 @@ export function evalWord(node: Node): ShellWord {
       return literalWord(node.text)
     case 'raw_string':
       return literalWord(node.text.slice(1, -1))
-    case 'ansi_c_string':
-      return literalWord(decodeAnsiC(node.text.slice(2, -1)))
+    case 'ansi_c_string': {
+      // bash ends a $'...' string at a decoded NUL and keeps the rest of the word: $'-exe\0'c is -exec
+      const decoded = decodeAnsiC(node.text.slice(2, -1))
+      const nul = decoded.indexOf('\0')
+      return literalWord(nul < 0 ? decoded : decoded.slice(0, nul))
+    }
     case 'string':
       return doubleQuoted(node)
     case 'concatenation':
@@ -1416,7 +1482,7 @@ function runs(words: ShellWord[], recorder: Recorder): Run[] {
     case 'source':
     case '.': {
       const file = words[scanOptions(words, {}).index]
-      if (file !== undefined && !file.literal) {
+      if (file !== undefined && (!file.literal || READS_INPUT.test(file.text))) {
         return [{ kind: 'dynamic', reason: `the script "${file.text}" is only known at run time` }]
       }
       return []
@@ -1518,6 +1584,10 @@ function runs(words: ShellWord[], recorder: Recorder): Run[] {
       for (const file of words.slice(scan.index)) recorder.recordWrite(name, file)
       return []
     }
+    case 'popd':
+      // back to a directory already on the stack: one of the directories the cds so far lead to
+      // (DIRSTACK itself is protected)
+      return []
     case 'cd':
     case 'pushd': {
       const scan = scanOptions(words, {})
@@ -1525,7 +1595,8 @@ function runs(words: ShellWord[], recorder: Recorder): Run[] {
       if (scan.dynamic || (target !== undefined && !target.literal)) {
         recorder.recordCd({ kind: 'unknown' })
       } else if (target === undefined) {
-        recorder.recordCd({ kind: 'home' })
+        // `cd` goes HOME; `pushd` swaps with a directory already on the stack
+        if (name === 'cd') recorder.recordCd({ kind: 'home' })
       } else if (target.text === '-' || /^[+-]\d+$/.test(target.text)) {
         recorder.recordCd({ kind: 'unknown' })
       } else {
@@ -1537,6 +1608,9 @@ function runs(words: ShellWord[], recorder: Recorder): Run[] {
       return []
   }
 }
+
+/** Files that are the command's input or another process's, not a script on disk. */
+const READS_INPUT = /^\/(?:dev|proc)\//
 
 function shellRuns(words: ShellWord[]): Run[] {
   const stdin: Run = {
@@ -1578,6 +1652,7 @@ function shellRuns(words: ShellWord[]): Run[] {
       continue
     }
     // the command string after -c, or a script file (the rules decide on "bash file.sh")
+    if (!command && READS_INPUT.test(a)) return [stdin] // `bash /dev/stdin`, `sh /proc/self/fd/0`
     return command ? [{ kind: 'script', script: word }] : []
   }
   return command ? [] : [stdin]
