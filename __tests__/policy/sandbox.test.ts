@@ -6,12 +6,8 @@ import { mkdirSync } from 'node:fs'
 import path from 'node:path'
 import { compilePolicy, PolicyError } from '../../src/policy/index.js'
 import { resolvePolicyText } from '../../src/policy/load.js'
-import {
-  HOME_CREDENTIALS,
-  sandboxConfigFor,
-  sandboxNetwork,
-  type SandboxFacts
-} from '../../src/policy/sandbox.js'
+import { HOME_CREDENTIALS } from '../../src/policy/sensitive.js'
+import { sandboxConfigFor, sandboxNetwork, type SandboxFacts } from '../../src/policy/sandbox.js'
 import { EXAMPLE_POLICY, tempWorkspace } from './helpers.js'
 
 let ws: ReturnType<typeof tempWorkspace>

@@ -10,6 +10,7 @@
 import path from 'node:path'
 import { literalOf } from './glob.js'
 import type { CompiledRule } from './engine.js'
+import { HOME_CREDENTIALS } from './sensitive.js'
 
 /** `userPolicy.network` of the CLI's sandbox config. */
 export interface SandboxNetwork {
@@ -68,33 +69,6 @@ export const RUNNER_FILE_VARIABLES = [
  * the PATH directories themselves, which breaks `npm` (a link into ../lib).
  */
 const READONLY_PREFIXES = ['/usr/local', '/opt']
-
-/**
- * Credentials under HOME, denied one by one when HOME itself cannot be (it holds the workspace
- * on GitHub's runners: /home/runner/work/...). HOME is not mounted in the sandbox, but the CLI
- * grants read access to some developer-tool configuration and caches below it.
- */
-export const HOME_CREDENTIALS = [
-  '.ssh',
-  '.gnupg',
-  '.git-credentials',
-  '.gitconfig',
-  '.netrc',
-  '.npmrc',
-  '.yarnrc',
-  '.yarnrc.yml',
-  '.pypirc',
-  '.docker',
-  '.kube',
-  '.aws',
-  '.azure',
-  '.config/gh',
-  '.config/git',
-  '.copilot',
-  '.cargo/credentials.toml',
-  '.cargo/credentials',
-  '.local/share/keyrings'
-]
 
 /** True when `child` is `parent` or lies inside it. */
 function within(parent: string, child: string): boolean {

@@ -35,8 +35,12 @@ export function mayBeNetworkDevice(word: WordLike): boolean {
 /** /proc files that describe the machine, not a process: harmless to read. */
 const PROC_INFO = /^(?:cpuinfo|meminfo|version|loadavg|uptime|stat|filesystems|mounts|swaps)$/
 
-/** Secrets below HOME (compared case-insensitively). */
-const HOME_SECRETS = [
+/**
+ * Credentials below HOME (compared case-insensitively): the policy denies paths to them in any
+ * command, and the sandbox denies them where it cannot deny HOME as a whole (on GitHub's runners
+ * HOME holds the workspace).
+ */
+export const HOME_CREDENTIALS = [
   '.ssh',
   '.gnupg',
   '.git-credentials',
@@ -44,13 +48,18 @@ const HOME_SECRETS = [
   '.netrc',
   '.npmrc',
   '.yarnrc',
+  '.yarnrc.yml',
   '.pypirc',
   '.docker',
   '.kube',
   '.aws',
   '.azure',
-  '.config',
+  '.config/gh',
+  '.config/hub',
+  '.config/gcloud',
   '.copilot',
+  '.cargo/credentials.toml',
+  '.cargo/credentials',
   '.local/share/keyrings'
 ]
 
@@ -89,7 +98,7 @@ export function sensitiveWordReason(
     const rel = path.relative(home, path.resolve(expandedHome))
     if (rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel)) {
       const lower = rel.toLowerCase()
-      const secret = HOME_SECRETS.find((s) => lower === s || lower.startsWith(`${s}/`))
+      const secret = HOME_CREDENTIALS.find((s) => lower === s || lower.startsWith(`${s}/`))
       if (secret !== undefined) return `"${text}" is among the credentials under HOME (${secret})`
     }
   }
