@@ -152,7 +152,14 @@ async function runWith(
         env,
         actionDir: path.dirname(fileURLToPath(import.meta.url)),
         copilotHome: cliHome(settings),
-        exists: (p) => fs.existsSync(p)
+        exists: (p) => fs.existsSync(p),
+        children: (dir) => {
+          try {
+            return fs.readdirSync(dir)
+          } catch {
+            return []
+          }
+        }
       })
     )
     report.setSandbox(sandbox.record)

@@ -88,8 +88,20 @@ function facts(overrides: Partial<SandboxFacts> = {}): SandboxFacts {
     env: RUNNER,
     copilotHome: '/home/runner/work/_temp/copilot-autopilot-1-2/copilot-home',
     exists: () => true,
+    children: (dir) => TREE[dir] ?? [],
     ...overrides
   }
+}
+
+/** What the runner's directories hold, for `children`. */
+const TREE: Record<string, string[]> = {
+  '/home/runner/work/_temp': ['_runner_file_commands', 'copilot-autopilot-1-2', 'other-action'],
+  '/home/runner/work/_temp/copilot-autopilot-1-2': ['copilot-home', 'report.json'],
+  '/home/runner/work/_temp/copilot-autopilot-1-2/copilot-home': [
+    'session-state',
+    'logs',
+    'config.json'
+  ]
 }
 
 async function configOf(text: string, f: SandboxFacts = facts()) {
@@ -108,10 +120,14 @@ describe('sandboxConfigFor', () => {
     expect(fsPolicy.readwritePaths).toEqual(['/home/runner/work/repo/repo'])
     expect(fsPolicy.deniedPaths).toEqual([
       '/tmp',
-      '/home/runner/work/_temp',
+      // RUNNER_TEMP and the CLI's home hold the session state (plan.md), which the CLI's own file
+      // tools must reach: everything around it is denied instead
       '/home/runner/work/_temp/_runner_file_commands',
+      '/home/runner/work/_temp/copilot-autopilot-1-2/copilot-home/logs',
+      '/home/runner/work/_temp/copilot-autopilot-1-2/copilot-home/config.json',
+      '/home/runner/work/_temp/copilot-autopilot-1-2/report.json',
+      '/home/runner/work/_temp/other-action',
       '/home/runner/work/_actions/octo/autopilot/v1',
-      '/home/runner/work/_temp/copilot-autopilot-1-2/copilot-home',
       // HOME holds the workspace: its credentials instead (a denied ancestor of the workspace
       // makes the CLI's file tools refuse the workspace)
       ...HOME_CREDENTIALS.map((name) => `/home/runner/${name}`)

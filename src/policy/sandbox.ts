@@ -52,6 +52,12 @@ export interface SandboxFacts {
   copilotHome?: string
   /** Whether a path exists: bubblewrap refuses to bind one that does not. */
   exists: (p: string) => boolean
+  /**
+   * The entries of a directory. With it, a denied directory that holds the CLI's session state
+   * (plan.md: the CLI's own file tools obey the sandbox's denied paths) is denied entry by entry
+   * around it; without it, the session state's directories are not denied.
+   */
+  children?: (dir: string) => string[]
 }
 
 /** Files the runner reads back after the step: writing them injects env/PATH/outputs. */
@@ -69,6 +75,13 @@ export const RUNNER_FILE_VARIABLES = [
  * the PATH directories themselves, which breaks `npm` (a link into ../lib).
  */
 const READONLY_PREFIXES = ['/usr/local', '/opt']
+
+/** `dir`'s entries, and theirs, down to `keep`: everything in `dir` but the way to `keep`. */
+function around(dir: string, keep: string, children: (dir: string) => string[]): string[] {
+  if (dir === keep) return []
+  if (!within(dir, keep)) return [dir]
+  return children(dir).flatMap((name) => around(path.join(dir, name), keep, children))
+}
 
 /** True when `child` is `parent` or lies inside it. */
 function within(parent: string, child: string): boolean {
@@ -144,10 +157,16 @@ export function deniedPaths(facts: SandboxFacts): string[] {
     absolute(facts.copilotHome),
     home
   ]
+  const copilotHome = absolute(facts.copilotHome)
+  const sessionState =
+    copilotHome === undefined ? undefined : path.join(copilotHome, 'session-state')
   const denied: string[] = []
   for (const candidate of candidates) {
     if (candidate === undefined) continue
-    if (!within(candidate, workspace)) denied.push(candidate)
+    if (sessionState !== undefined && within(candidate, sessionState) && candidate !== home) {
+      if (facts.children !== undefined)
+        denied.push(...around(candidate, sessionState, facts.children))
+    } else if (!within(candidate, workspace)) denied.push(candidate)
     else if (candidate === home) {
       denied.push(...HOME_CREDENTIALS.map((name) => path.join(candidate, name)))
     }
