@@ -71,6 +71,10 @@ rules:
       - ". *"
       - "DIRSTACK*"
       - "touch *"
+      - "file *"
+      - "tar *"
+      - "watch *"
+      - "for *"
       - "exec *"
       - "true"
       - ":*"
@@ -308,6 +312,28 @@ const ENGINE: string[] = [
   'ln -s ../.github src/g && echo x > src/g/x.yml',
   'ln -s /tmp src/t; cd src/t && echo x > f',
   'cp -s ../.github src/g && echo x > src/g/x.yml',
+  // found by a second review: comments bash does not see, special variables that evaluate,
+  // quotes in heredoc "${...}", secret paths glued to options, find's `+`, wrapper option
+  // abbreviations, env -C, /proc through /dev/fd
+  'echo a\r#; touch /tmp/pw-marker',
+  'echo a\v#; touch /tmp/pw-marker',
+  'ls \f#; touch /tmp/pw-marker',
+  'echo a\\\n#; touch /tmp/pw-marker',
+  "for RANDOM in 'a[$(touch /tmp/pw-marker)]'; do true; done",
+  "for SECONDS in 'a[$(id)]'; do true; done",
+  "x='a[$(id)]'; OPTIND=x",
+  "cat <<EOF\n${x:-'$(touch /tmp/pw-marker)'}\nEOF",
+  `file -f${os.homedir()}/.ssh/id_rsa`,
+  'file -f../../../../../../../proc/1/environ',
+  'tar -cf - -C/root .ssh',
+  'tar -cf - -C ~ .ssh',
+  "find . -maxdepth 0 -exec sed -e p + -e '1e touch /tmp/pw-marker' src/a \\;",
+  "env --sp='touch /tmp/pw-marker'",
+  'xargs --process echo touch /tmp/pw-marker',
+  "watch --exe -g -- sed -n '#' -e '1e touch /tmp/pw-marker' src/a",
+  'env -C /tmp touch src/pwned',
+  'ls /dev/fd/../..',
+  'cat .git/config',
   // the runner's files and directories outside the workspace through links
   'echo x >> "$GITHUB_ENV"',
   'echo x >> $GITHUB_PATH',
@@ -320,6 +346,8 @@ const ENGINE: string[] = [
 /** Denied wherever no rule allows them (every policy below but the default-allow one). */
 const RULE: string[] = [
   'q=1',
+  // xargs -e takes its value attached: this runs rm, which no rule allows
+  'echo /tmp/victim | xargs -ea rm echo',
   // bash ends $'...' at the NUL: this is git log --output=.git/config
   "git log -1 $'--outp\\0'ut=.git/config",
   'mv src/l src/g && echo x > .github/x.yml',

@@ -738,7 +738,8 @@ function findEffects(words: readonly ShellWord[]): CommandEffect[] {
       while (i + 1 < n) {
         i++
         const x = words[i] as ShellWord
-        if (x.literal && (x.text === ';' || x.text === '+')) break
+        // `+` ends -exec only right after `{}`; elsewhere it is an argument (GNU find)
+        if (x.literal && (x.text === ';' || (x.text === '+' && words[i - 1]?.text === '{}'))) break
       }
     } else if (t === '-delete') {
       del = true
@@ -1052,6 +1053,22 @@ function gitEffects(words: readonly ShellWord[]): CommandEffect[] {
 }
 
 type GitHandler = (args: readonly ShellWord[], sub: string) => CommandEffect[]
+
+/** git fast-export --export-marks=FILE writes FILE (any other spelling: not known). */
+function gitFastExport(args: readonly ShellWord[]): CommandEffect[] {
+  const out: CommandEffect[] = []
+  for (let i = 0; i < args.length; i++) {
+    const w = args[i] as ShellWord
+    if (!w.literal) {
+      out.push(dynamicArgument('git fast-export', w, '--export-marks=FILE, which writes FILE'))
+    } else if (w.text.startsWith('--export-marks=')) {
+      out.push(write('git fast-export --export-marks', lit(w.text.slice('--export-marks='.length))))
+    } else if (w.text.startsWith('--export-m')) {
+      out.push(writesUnknown(`git fast-export ${w.text} writes a marks file`))
+    }
+  }
+  return out
+}
 
 /** A pathspec git writes to: a directory, a glob (git's `*` crosses `/`) or `:(magic)`. */
 function pathspecWrite(label: string, spec: ShellWord): CommandEffect {
@@ -1591,6 +1608,13 @@ const GIT_SUBCOMMANDS = new Map<string, GitHandler>([
   ['read-tree', gitReadTree],
   ['sparse-checkout', gitWritesUnknown],
   ['apply', gitApply],
+  [
+    'fast-import',
+    () => [
+      writesUnknown('git fast-import writes objects, refs and marks files the policy cannot name')
+    ]
+  ],
+  ['fast-export', gitFastExport],
   ['stash', gitStash],
   ['checkout', gitCheckout],
   ['restore', gitRestore],
@@ -1746,6 +1770,7 @@ const TAR: OptionTable = {
     'new-volume-script',
     'index-file',
     'listed-incremental',
+    'volno-file',
     'remove-files',
     'absolute-names'
   ],
@@ -1807,7 +1832,7 @@ function tarEffects(words: readonly ShellWord[], name: string): CommandEffect[] 
       out.push(runsCode(`${name} --checkpoint-action=exec runs a shell command`))
     }
   }
-  for (const file of values(parsed, 'index-file', 'listed-incremental')) {
+  for (const file of values(parsed, 'index-file', 'listed-incremental', 'volno-file')) {
     out.push(fileWrite(`${name} (index)`, file))
   }
   if (has2('extract', 'get') && !has2('to-stdout')) {

@@ -773,10 +773,34 @@ export class PolicyEngine implements Policy {
     }
     for (const item of items) {
       if (item.type !== 'command') continue
-      for (const word of item.command.words.slice(1)) {
-        const reason = this.sensitiveWord(word, bases, home)
+      const words = item.command.words
+      for (let i = 1; i < words.length; i++) {
+        const word = words[i] as ShellWord
+        const reason =
+          this.sensitiveWord(word, bases, home) ??
+          (DIRECTORY_OPTION.test(words[i - 1]?.text ?? '') || ATTACHED_DIRECTORY.test(word.text)
+            ? this.sensitiveDirectoryWord(word, bases, home)
+            : undefined)
         if (reason !== undefined) return `${word.text}: ${reason}`
       }
+    }
+    return undefined
+  }
+
+  /** A directory a program is told to work in (`tar -C DIR`, `make --directory=DIR`). */
+  private sensitiveDirectoryWord(
+    word: ShellWord,
+    bases: string[],
+    home: string
+  ): string | undefined {
+    const value = word.text.replace(ATTACHED_DIRECTORY, '')
+    if (!word.literal) return 'a directory only known when the command runs'
+    const expanded = expandTilde(value, value.startsWith('~'))
+    if (expanded === undefined) return 'a ~user, ~+ or ~- path is only known when the command runs'
+    for (const candidate of this.pathCandidates(expanded, bases)) {
+      if (this.insideRoot(candidate)) continue
+      const reason = sensitiveDirectory(candidate, home)
+      if (reason !== undefined) return reason
     }
     return undefined
   }
@@ -800,8 +824,11 @@ export class PolicyEngine implements Policy {
       }
       return undefined
     }
-    // the word itself, and paths inside it: `--from-file=../x`, `1R ../x` in a sed script
+    // the word itself, and paths inside it: `--from-file=../x`, `1R ../x` in a sed script,
+    // `-f../x` after a short option
     const tokens = [word.text]
+    const attached = /^-[A-Za-z]+([/~.].*)$/.exec(word.text)
+    if (attached !== null) tokens.push(attached[1] as string)
     if (/[=:,\s]/.test(word.text)) {
       for (const t of word.text.split(/[=:,\s]+/)) {
         if (t !== word.text && (t.startsWith('/') || t.startsWith('~/') || t.includes('..'))) {
@@ -900,6 +927,10 @@ function decidingDenial(
     denied.find((s) => ruleIds.has(s.rule)) ?? denied.find((s) => s.rule !== 'default') ?? denied[0]
   )
 }
+
+/** Options whose value is a directory the program works in: a run in HOME or / reaches secrets. */
+const DIRECTORY_OPTION = /^(?:-C|--directory|--chdir|--cwd|--git-dir|--work-tree|--prefix)$/
+const ATTACHED_DIRECTORY = /^(?:-C|--directory=|--chdir=|--cwd=|--git-dir=|--work-tree=|--prefix=)/
 
 /** Programs that can put a symlink in place (or move one) while the command runs. */
 const LINK_PROGRAMS = new Set([

@@ -157,7 +157,14 @@ const PROTECTED_NAMES = new Set(
     'TEXTDOMAIN',
     'TEXTDOMAINDIR',
     // popd and `cd -` go where these say
-    'DIRSTACK'
+    'DIRSTACK',
+    // bash evaluates a value assigned to these as arithmetic (a subscript in it runs)
+    'RANDOM',
+    'SRANDOM',
+    'SECONDS',
+    'OPTIND',
+    'HISTCMD',
+    'LINENO'
   ].map((n) => n.toLowerCase())
 )
 

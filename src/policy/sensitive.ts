@@ -73,11 +73,11 @@ export function sensitiveWordReason(
   home: string = os.homedir()
 ): string | undefined {
   const text = word.text
-  if (/(?:^|\/)environ$/.test(text)) {
-    return `"${text}" names a process environment, which holds secrets`
+  if (/(?:^|\/)environ$/.test(text) || /(?:^|\/)\.git\/config$/i.test(text)) {
+    return `"${text}" names a process environment or a repository config, which hold secrets (actions/checkout keeps the token in .git/config)`
   }
-  const proc = /(?:^|\/)proc\/([^/]*)(?:\/|$)(.*)/.exec(text)
-  if (proc !== null && !(word.literal && PROC_INFO.test(proc[1] as string) && proc[2] === '')) {
+  const proc = /^\/proc(?:\/([^/]*)(?:\/(.*))?)?$/.exec(text)
+  if (proc !== null && !(word.literal && PROC_INFO.test(proc[1] ?? '') && (proc[2] ?? '') === '')) {
     return `"${text}" reaches into /proc, where other processes' environments and memory are`
   }
   if (!word.literal) {

@@ -189,8 +189,23 @@ class Analyzer {
 
   private walk(node: Node, ctx: Context): void {
     switch (node.type) {
-      case 'comment':
+      case 'comment': {
+        // bash starts a comment only after a blank (space, tab, an unescaped line break) or an
+        // operator; tree-sitter also after \r, \v, \f and `\⏎`, where bash reads on
+        const at = node.startIndex
+        const before = ctx.source[at - 1]
+        const escapedBreak =
+          before === '\n' &&
+          /(?:^|[^\\])(?:\\\\)*\\$/.test(ctx.source.slice(Math.max(0, at - 64), at - 1))
+        if (at > 0 && (before === undefined || !' \t\n;&|()<>'.includes(before) || escapedBreak)) {
+          this.problem(
+            'unparsable',
+            node.text,
+            'a "#" bash reads as part of a word, not as a comment'
+          )
+        }
         return
+      }
       case 'command':
         this.command(node, ctx)
         return
@@ -1149,7 +1164,7 @@ function isAssignmentWord(word: ShellWord): boolean {
 
 function insideDoubleQuotes(node: Node): boolean {
   for (let p = node.parent; p !== null; p = p.parent) {
-    if (p.type === 'string') return true
+    if (p.type === 'string' || p.type === 'heredoc_body') return true
     if (p.type === 'command_substitution' || p.type === 'command' || p.type === 'program')
       return false
   }
@@ -1345,10 +1360,26 @@ type Run =
 interface OptionSpec {
   /** Short options that take a value (`-n 5`, `-n5`). */
   short?: string
+  /** Short options whose value is optional and only ever attached (`xargs -e[EOF]`). */
+  shortOptional?: string
   /** Long options that take a value (`--signal=KILL`, `--signal KILL`). */
   long?: string[]
+  /**
+   * The program's long options that take no value (or only an attached `=value`). With it the
+   * option table is complete: a long option is resolved as getopt_long does (a unique prefix:
+   * `--sp` is `--split-string`), and one the table does not know makes the scan dynamic.
+   */
+  flags?: string[]
   /** Numeric options (`nice -10`). */
   numeric?: boolean
+}
+
+/** The long option `name` abbreviates (getopt_long), or undefined when none or several do. */
+function resolveLong(name: string, spec: OptionSpec): string | undefined {
+  const all = [...(spec.long ?? []), ...(spec.flags ?? [])]
+  if (all.includes(name)) return name
+  const matches = all.filter((o) => o.startsWith(name))
+  return matches.length === 1 ? matches[0] : undefined
 }
 
 interface Scan {
@@ -1382,7 +1413,10 @@ function scanOptions(args: ShellWord[], spec: OptionSpec, start = 1): Scan {
     }
     if (a.startsWith('--')) {
       const eq = a.indexOf('=')
-      const name = eq < 0 ? a.slice(2) : a.slice(2, eq)
+      const written = eq < 0 ? a.slice(2) : a.slice(2, eq)
+      const name = spec.flags === undefined ? written : resolveLong(written, spec)
+      // an option the program's table does not know (or an ambiguous prefix): unknown reading
+      if (name === undefined) return { index: i, options, dynamic: true }
       if (eq >= 0) {
         options.push([name, literalWord(a.slice(eq + 1))])
       } else if (long.includes(name)) {
@@ -1397,6 +1431,10 @@ function scanOptions(args: ShellWord[], spec: OptionSpec, start = 1): Scan {
     let consumed = false
     for (let j = 1; j < a.length; j++) {
       const letter = a[j] as string
+      if (spec.shortOptional?.includes(letter) === true) {
+        options.push([letter, a.length > j + 1 ? literalWord(a.slice(j + 1)) : undefined])
+        break
+      }
       if (short.includes(letter)) {
         const rest = a.slice(j + 1)
         if (rest.length > 0) {
@@ -1488,20 +1526,29 @@ function runs(words: ShellWord[], recorder: Recorder): Run[] {
       return []
     }
     case 'env':
-      return envRuns(words)
+      return envRuns(words, recorder)
     case 'xargs':
       return xargsRuns(words)
     case 'find':
       return findRuns(words, recorder)
     case 'timeout': {
-      const scan = scanOptions(words, { short: 'sk', long: ['signal', 'kill-after'] })
+      const scan = scanOptions(words, {
+        short: 'sk',
+        long: ['signal', 'kill-after'],
+        flags: ['foreground', 'preserve-status', 'verbose', 'help', 'version']
+      })
       // the first operand is the duration
       return wordsFrom(words, { ...scan, index: Math.min(scan.index + 1, words.length) }, name)
     }
     case 'nice':
       return wordsFrom(
         words,
-        scanOptions(words, { short: 'n', long: ['adjustment'], numeric: true }),
+        scanOptions(words, {
+          short: 'n',
+          long: ['adjustment'],
+          flags: ['help', 'version'],
+          numeric: true
+        }),
         name
       )
     case 'nohup':
@@ -1513,7 +1560,11 @@ function runs(words: ShellWord[], recorder: Recorder): Run[] {
     case 'stdbuf':
       return wordsFrom(
         words,
-        scanOptions(words, { short: 'ioe', long: ['input', 'output', 'error'] }),
+        scanOptions(words, {
+          short: 'ioe',
+          long: ['input', 'output', 'error'],
+          flags: ['help', 'version']
+        }),
         name
       )
     case 'exec':
@@ -1522,7 +1573,7 @@ function runs(words: ShellWord[], recorder: Recorder): Run[] {
       return wordsFrom(words, scanOptions(words, { short: 'uC' }), name)
     case 'sudo': {
       const scan = scanOptions(words, {
-        short: 'ugCDhprtTU',
+        short: 'ugCDhprtTUR',
         long: [
           'user',
           'group',
@@ -1533,7 +1584,27 @@ function runs(words: ShellWord[], recorder: Recorder): Run[] {
           'role',
           'type',
           'command-timeout',
-          'other-user'
+          'other-user',
+          'chroot'
+        ],
+        flags: [
+          'askpass',
+          'background',
+          'bell',
+          'edit',
+          'help',
+          'set-home',
+          'login',
+          'remove-timestamp',
+          'reset-timestamp',
+          'list',
+          'non-interactive',
+          'preserve-groups',
+          'preserve-env',
+          'stdin',
+          'shell',
+          'validate',
+          'version'
         ]
       })
       const shellMode = scan.options.some(([o]) => ['s', 'i', 'shell', 'login'].includes(o))
@@ -1543,7 +1614,11 @@ function runs(words: ShellWord[], recorder: Recorder): Run[] {
       return wordsFrom(words, scan, name)
     }
     case 'time': {
-      const scan = scanOptions(words, { short: 'fo', long: ['format', 'output'] })
+      const scan = scanOptions(words, {
+        short: 'fo',
+        long: ['format', 'output'],
+        flags: ['append', 'portability', 'quiet', 'verbose', 'help', 'version']
+      })
       for (const [option, value] of scan.options) {
         if ((option === 'o' || option === 'output') && value !== undefined) {
           recorder.recordWrite(`${name} -o`, value)
@@ -1552,7 +1627,26 @@ function runs(words: ShellWord[], recorder: Recorder): Run[] {
       return wordsFrom(words, scan, name)
     }
     case 'watch': {
-      const scan = scanOptions(words, { short: 'nq', long: ['interval'] })
+      const scan = scanOptions(words, {
+        short: 'nq',
+        long: ['interval'],
+        flags: [
+          'exec',
+          'beep',
+          'color',
+          'no-color',
+          'errexit',
+          'chgexit',
+          'precise',
+          'no-title',
+          'no-wrap',
+          'no-linewrap',
+          'differences',
+          'equexit',
+          'help',
+          'version'
+        ]
+      })
       if (scan.dynamic) return wordsFrom(words, scan, name)
       const rest = words.slice(scan.index)
       if (rest.length === 0) return []
@@ -1569,7 +1663,21 @@ function runs(words: ShellWord[], recorder: Recorder): Run[] {
           return script === undefined ? [] : [{ kind: 'script', script }]
         }
       }
-      const scan = scanOptions(words, { short: 'wE', long: ['timeout', 'conflict-exit-code'] })
+      const scan = scanOptions(words, {
+        short: 'wE',
+        long: ['timeout', 'conflict-exit-code'],
+        flags: [
+          'shared',
+          'exclusive',
+          'unlock',
+          'nonblock',
+          'close',
+          'no-fork',
+          'verbose',
+          'help',
+          'version'
+        ]
+      })
       // the first operand is the lock file
       return wordsFrom(words, { ...scan, index: Math.min(scan.index + 1, words.length) }, name)
     }
@@ -1658,13 +1766,30 @@ function shellRuns(words: ShellWord[]): Run[] {
   return command ? [] : [stdin]
 }
 
-function envRuns(words: ShellWord[]): Run[] {
+function envRuns(words: ShellWord[], recorder: Recorder): Run[] {
   const scan = scanOptions(words, {
     short: 'uCSP',
-    long: ['unset', 'chdir', 'split-string', 'block-signal', 'default-signal', 'ignore-signal']
+    long: ['unset', 'chdir', 'split-string'],
+    flags: [
+      'ignore-environment',
+      'null',
+      'debug',
+      'list-signal-handling',
+      // these take an optional value, attached only (`--default-signal=TERM`)
+      'block-signal',
+      'default-signal',
+      'ignore-signal',
+      'help',
+      'version'
+    ]
   })
   if (scan.dynamic) {
     return [{ kind: 'dynamic', reason: 'the command run by env is only known at run time' }]
+  }
+  // `env -C DIR cmd` runs cmd in DIR: its relative paths (and the request's) lead there
+  for (const [option, value] of scan.options) {
+    if (option !== 'C' && option !== 'chdir') continue
+    recorder.recordCd(value?.literal === true ? { kind: 'path', word: value } : { kind: 'unknown' })
   }
   const assignments: string[] = []
   let i = scan.index
@@ -1690,14 +1815,23 @@ function envRuns(words: ShellWord[]): Run[] {
 function xargsRuns(words: ShellWord[]): Run[] {
   const scan = scanOptions(words, {
     short: 'adEILnPs',
-    long: [
-      'arg-file',
-      'delimiter',
+    // -e[EOF], -i[REPLACE], -l[LINES]: the value is only ever attached
+    shortOptional: 'eil',
+    long: ['arg-file', 'delimiter', 'max-args', 'max-procs', 'max-chars', 'process-slot-var'],
+    flags: [
+      'null',
+      'interactive',
+      'no-run-if-empty',
+      'open-tty',
+      'exit',
+      'show-limits',
+      'verbose',
+      // optional values, attached only (`--eof=x`)
+      'eof',
+      'replace',
       'max-lines',
-      'max-args',
-      'max-procs',
-      'max-chars',
-      'process-slot-var'
+      'help',
+      'version'
     ]
   })
   if (scan.dynamic) {
@@ -1736,7 +1870,8 @@ function findRuns(words: ShellWord[], recorder: Recorder): Run[] {
       let j = i + 1
       for (; j < words.length; j++) {
         const x = words[j] as ShellWord
-        if (x.literal && (x.text === ';' || x.text === '+')) break
+        // `+` ends -exec only right after `{}`; elsewhere it is an argument (GNU find)
+        if (x.literal && (x.text === ';' || (x.text === '+' && words[j - 1]?.text === '{}'))) break
         inner.push(x.literal && x.text.includes('{}') ? dynamicWord(x.text, '') : x)
       }
       if (inner.length > 0) out.push({ kind: 'words', words: inner })
