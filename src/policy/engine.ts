@@ -15,7 +15,7 @@ import {
   PathError,
   pathGlobMatchesSubject,
   pathGlobMayMatchUnder,
-  physicalPath,
+  physicalPathUnder,
   inside as insideDirectory,
   realDirectory,
   subjectPath,
@@ -309,6 +309,7 @@ export class PolicyEngine implements Policy {
   }
 
   decide(request: PermissionRequest): Decision {
+    this.physicalCache.clear()
     const kind = typeof request.kind === 'string' ? request.kind : String(request.kind)
     const matcher = KIND_MATCHER[kind]
     switch (matcher) {
@@ -429,7 +430,7 @@ export class PolicyEngine implements Policy {
     let lexical: string
     let real: string[]
     try {
-      ;({ lexical, real } = resolveRequestPath(requested, base))
+      ;({ lexical, real } = resolveRequestPath(requested, base, this.physical))
     } catch (error) {
       if (!(error instanceof PathError)) throw error
       return { decision: 'deny', rule: 'invalid-request', reason: error.message, matched: [] }
@@ -734,11 +735,7 @@ export class PolicyEngine implements Policy {
       for (const b of bases) {
         next.add(path.resolve(b, dir))
         try {
-          next.add(
-            b === this.lexicalRoot && !path.isAbsolute(dir)
-              ? physicalPath(dir, this.realRoot)
-              : physicalPath(path.isAbsolute(dir) ? dir : `${b}/${dir}`)
-          )
+          next.add(this.physical(path.isAbsolute(dir) ? dir : `${b}/${dir}`))
         } catch {
           return undefined // a symlink loop
         }
@@ -748,6 +745,22 @@ export class PolicyEngine implements Policy {
     }
     return bases
   }
+
+  /**
+   * physicalPath, looking up only the components below the working directory when inside it,
+   * and each path once per decision (a command's argument is often its write target too).
+   */
+  private readonly physical = (p: string): string => {
+    let resolved = this.physicalCache.get(p)
+    if (resolved === undefined) {
+      resolved = physicalPathUnder(p, this.lexicalRoot, this.realRoot)
+      this.physicalCache.set(p, resolved)
+    }
+    return resolved
+  }
+
+  /** physical()'s answers for the decision being made (the file system may change between). */
+  private readonly physicalCache = new Map<string, string>()
 
   /** Whether an absolute, normalized path lies in the working directory (either spelling). */
   private insideRoot(p: string): boolean {
@@ -838,6 +851,7 @@ export class PolicyEngine implements Policy {
     }
     for (const token of tokens) {
       if (token === '' || (token === word.text && token.startsWith('-'))) continue
+      if (token.includes('://')) continue // a URL (checked against url rules where it matters)
       const expanded = expandTilde(token, token.startsWith('~'))
       if (expanded === undefined)
         return 'a ~user, ~+ or ~- path is only known when the command runs'
@@ -861,10 +875,7 @@ export class PolicyEngine implements Policy {
       out.push(lexical)
       try {
         // the root is physical already: only the argument's own components are looked up
-        const physical =
-          base === this.lexicalRoot && !path.isAbsolute(p)
-            ? physicalPath(p, this.realRoot)
-            : physicalPath(path.isAbsolute(p) ? p : `${base}/${p}`)
+        const physical = this.physical(path.isAbsolute(p) ? p : `${base}/${p}`)
         if (physical !== lexical) out.push(physical)
       } catch {
         // a symlink loop: the command fails there

@@ -6,7 +6,7 @@
  * Relative globs (`src/**`) match only paths whose real location is inside the working
  * directory; absolute globs (`/tmp/**`) match absolute paths.
  */
-import { lstatSync, readlinkSync, realpathSync } from 'node:fs'
+import { lstatSync, readlinkSync, realpathSync, type Stats } from 'node:fs'
 import path from 'node:path'
 import picomatch from 'picomatch'
 
@@ -36,37 +36,35 @@ export function physicalPath(p: string, from = '/'): string {
   let current = path.isAbsolute(p) ? '/' : from
   let links = 0
   let exists = true
-  while (queue.length > 0) {
-    const component = queue.shift() as string
+  // `current` stays absolute and normalized: joining is concatenation (path.join normalizes again)
+  for (let i = 0; i < queue.length; i++) {
+    const component = queue[i] as string
     if (component === '.') continue
     if (component === '..') {
       current = path.dirname(current)
       continue
     }
-    const next = path.join(current, component)
+    const next = current === '/' ? `/${component}` : `${current}/${component}`
     if (!exists) {
       current = next
       continue
     }
-    let isLink: boolean
+    let stat: Stats | undefined
     try {
       // throwIfNoEntry: most paths asked about do not exist, and a thrown error costs ~10 µs
-      const stat = lstatSync(next, { throwIfNoEntry: false })
-      if (stat === undefined) {
-        exists = false
-        current = next
-        continue
-      }
-      isLink = stat.isSymbolicLink()
+      stat = lstatSync(next, LSTAT_OPTIONS)
     } catch {
-      exists = false // ENOTDIR, EACCES: nothing below it can be followed either
+      stat = undefined // ENOTDIR, EACCES: nothing below it can be followed either
+    }
+    if (stat === undefined) {
+      exists = false
       current = next
       continue
     }
-    if (isLink) {
+    if (stat.isSymbolicLink()) {
       if (++links > MAX_SYMLINKS) throw new PathError(`too many symlinks resolving ${p}`)
       const target = readlinkSync(next)
-      queue.unshift(...target.split('/').filter((c) => c.length > 0))
+      queue.splice(i + 1, 0, ...target.split('/').filter((c) => c.length > 0))
       if (path.isAbsolute(target)) current = '/'
       continue
     }
@@ -74,6 +72,8 @@ export function physicalPath(p: string, from = '/'): string {
   }
   return current
 }
+
+const LSTAT_OPTIONS = { throwIfNoEntry: false } as const
 
 /** The working directory's own real path (it may itself be reached through a symlink). */
 export function realDirectory(dir: string): string {
@@ -84,14 +84,33 @@ export function realDirectory(dir: string): string {
   }
 }
 
-export function resolveRequestPath(requested: string, workingDirectory: string): ResolvedPath {
+/**
+ * physicalPath for a path that may lie in a directory whose physical path is already known
+ * (the working directory: `lexicalRoot` is how it is spelled, `realRoot` its realpath): only
+ * the components below it are looked up. Same answer as physicalPath(p), fewer lstat calls.
+ */
+export function physicalPathUnder(p: string, lexicalRoot: string, realRoot: string): string {
+  for (const root of [lexicalRoot, realRoot]) {
+    if (p === root) return realRoot
+    if (p.startsWith(root) && p[root.length] === '/') {
+      return physicalPath(p.slice(root.length + 1), realRoot)
+    }
+  }
+  return physicalPath(p)
+}
+
+export function resolveRequestPath(
+  requested: string,
+  workingDirectory: string,
+  physical: (p: string) => string = physicalPath
+): ResolvedPath {
   if (requested.length === 0) throw new PathError('empty path')
   if (requested.includes('\0')) throw new PathError('path contains a NUL byte')
   const base = path.resolve(workingDirectory)
   const lexical = path.resolve(base, requested)
   const joined = path.isAbsolute(requested) ? requested : `${base}/${requested}`
-  const physical = physicalPath(lexical)
-  const real = new Set([physical, joined === lexical ? physical : physicalPath(joined)])
+  const resolved = physical(lexical)
+  const real = new Set([resolved, joined === lexical ? resolved : physical(joined)])
   return { lexical, real: [...real] }
 }
 
