@@ -102,7 +102,14 @@ if (only.has('policy')) {
     coldus: number
     kinds: Record<string, { p50: number; p99: number }>
     slowest: Array<{ subject: string; p50: number }>
+    hostile: { requests: number; denied: number; p50: number; p99: number }
   }>('bench/policy.ts')
+  rows.push({
+    figure: `Policy, ${p.hostile.requests} hostile commands (denied; p50 / p99)`,
+    measured: `${p.hostile.denied}/${p.hostile.requests}; ${p.hostile.p50.toFixed(1)} / ${p.hostile.p99.toFixed(1)} µs`,
+    target: 'all denied',
+    pass: p.hostile.denied === p.hostile.requests
+  })
   rows.push({
     figure: `Policy decision, ${p.rules} rules (p50 / p99)`,
     measured: `${p.p50us.toFixed(1)} / ${p.p99us.toFixed(1)} µs`,
