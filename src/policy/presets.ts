@@ -126,6 +126,7 @@ rules:${HIJACK_VARIABLES}
       - "git ls-files"
       - "git ls-files *"
       - "git blame *"
+      - "git grep *"
       - "git tag -l"
       - "git tag -l *"
       - "git tag --list"
@@ -143,6 +144,7 @@ rules:${HIJACK_VARIABLES}
       - "git --no-pager ls-files"
       - "git --no-pager ls-files *"
       - "git --no-pager blame *"
+      - "git --no-pager grep *"
       - "sed -n *p"
       - "sed -n *p *"
       - "nl *"
@@ -181,6 +183,8 @@ rules:${HIJACK_VARIABLES}
 tests:
   - { shell: "git status && git diff HEAD~1", expect: allow, rule: read-only-shell }
   - { shell: "grep -rn TODO src | head -n 20", expect: allow }
+  - { shell: "git grep -n TODO -- '*.ts'", expect: allow, rule: read-only-shell }
+  - { shell: "git grep -O'sh -c id' TODO", expect: deny }
   - { shell: "find . -name '*.ts' -exec rm {} +", expect: deny, rule: find-actions }
   - { shell: "echo hi > notes.txt", expect: deny, rule: default }
   - { shell: "PATH=. ls", expect: deny, rule: env-hijack }
