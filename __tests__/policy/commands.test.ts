@@ -587,6 +587,9 @@ const ALLOWED_RECURSIVE: string[] = [
   'wget -r -P src https://docs.github.com/'
 ]
 
+/** Recursive writes whose targets exist as files in the test workspace (src/a.ts). */
+const EXISTING_FILE_TARGETS = ['git checkout -- src/a.ts', 'git restore src/a.ts']
+
 const DENIED: string[] = [
   // sed: in place, every spelling
   "sed -i 's/a/b/' .github/workflows/ci.yml",
@@ -958,10 +961,17 @@ describe('command effects through the engine', () => {
     expect(rootGit.decide(shell(command))).toMatchObject({ decision: 'allow' })
   })
 
-  it.each(ALLOWED_RECURSIVE)(
+  it.each(ALLOWED_RECURSIVE.filter((c) => !EXISTING_FILE_TARGETS.includes(c)))(
     'denies %j when **/.git/** is protected (it may be below)',
     (command) => {
       expect(policy.decide(shell(command))).toMatchObject({ decision: 'deny', rule: 'protected' })
+    }
+  )
+
+  it.each(EXISTING_FILE_TARGETS)(
+    'allows %j when **/.git/** is protected: its target is an existing file, nothing is below it',
+    (command) => {
+      expect(policy.decide(shell(command))).toMatchObject({ decision: 'allow' })
     }
   )
 

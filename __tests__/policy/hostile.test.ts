@@ -10,7 +10,7 @@
  *
  * PRECISION rows are ordinary commands the same checks must not deny.
  */
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs'
+import { linkSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import type { PermissionRequest } from '../../src/cli/protocol.js'
@@ -75,6 +75,13 @@ rules:
       - "tar *"
       - "watch *"
       - "for *"
+      - "grep *"
+      - "rg *"
+      - "head *"
+      - "awk *"
+      - "curl *"
+      - "ionice *"
+      - "taskset *"
       - "exec *"
       - "true"
       - ":*"
@@ -334,6 +341,31 @@ const ENGINE: string[] = [
   'env -C /tmp touch src/pwned',
   'ls /dev/fd/../..',
   'cat .git/config',
+  // found by a third review: the checkout token in .git/config, recursive readers of HOME and /,
+  // git plumbing, pager settings, awk and sed parse gaps, URLs curl reads differently, opaque runners
+  'cat .git//config',
+  'cat .git/conf*',
+  'cd .git && cat config',
+  'head -50 .git/[c]onfig',
+  'cat .git/hooks/../config',
+  "grep -ra --include=environ -o 'S=[a-z]*' /",
+  'grep -r PRIVATE ~',
+  'grep -r token ~/.config',
+  'rg -uuu PRIVATE ~',
+  'grep -r PRIVATE ../../../../../../..',
+  "git fetch-pack --upload-pack='touch /tmp/pwned-fp;:' . HEAD",
+  "echo 'connect git-upload-pack' | git remote-ext x 'sh -c touch% /tmp/pwned-ext'",
+  "git -c column.ui=. for-each-repo --config=column.ui -- -c alias.x='!touch /tmp/p' x",
+  'git mailinfo .github/workflows/evil.yml src/patch < src/mail',
+  "git interpret-trailers --in-place --trailer 'on: push' .github/workflows/ci.yml",
+  "git -c pager.log='touch /tmp/pwned-1' log",
+  'awk \'BEGIN { if (0) x=1; else /"/ ; system("touch /tmp/pwned-awk4") } # "\'',
+  "sed ':a e touch /tmp/pwned-sed5' src/a",
+  "sed -n 'bx w .github/x\n:x' src/a",
+  "curl 'http://docs.github.com\\@127.0.0.1:18777/pwned-url1'",
+  'curl --expand-url https://docs.github.com/ https://docs.github.com/',
+  'ionice -c3 id',
+  'taskset 1 id',
   // the runner's files and directories outside the workspace through links
   'echo x >> "$GITHUB_ENV"',
   'echo x >> $GITHUB_PATH',
@@ -505,6 +537,14 @@ describe('hostile shell requests', () => {
       expect(permissive.decide(read(p))).toMatchObject({ decision: 'deny', rule: 'sensitive-path' })
     }
     expect(permissive.decide(read('/etc/hostname')).decision).toBe('allow')
+  })
+
+  it('denies writes through a hard link to a protected file', () => {
+    writeFiles(ws.dir, { '.github/workflows/p.yml': 'on: push\n' })
+    linkSync(path.join(ws.dir, '.github/workflows/p.yml'), path.join(ws.dir, 'src/h'))
+    expect(permissive.decide(write('src/h'))).toMatchObject({ decision: 'deny', rule: 'hard-link' })
+    expect(permissive.decide(shell('echo x > src/h'))).toMatchObject({ decision: 'deny' })
+    expect(permissive.decide(write('src/a')).decision).toBe('allow')
   })
 
   it('matches protected write paths in any letter case', () => {

@@ -545,7 +545,9 @@ function scanSed(s: string, brackets: boolean): SedScan | undefined {
     return true
   }
   const label = (): void => {
-    while (i < n && s[i] !== ';' && s[i] !== '\n') i++
+    // GNU sed 4.9 ends a label at whitespace and reads what follows as the next command
+    while (i < n && s[i] === ' ') i++
+    while (i < n && s[i] !== ';' && s[i] !== '\n' && s[i] !== ' ' && s[i] !== '\t') i++
   }
   for (;;) {
     while (i < n && (s[i] === ' ' || s[i] === '\t' || s[i] === '\n' || s[i] === ';')) i++
@@ -965,7 +967,10 @@ function gitGlobal(words: readonly ShellWord[]): { effects: CommandEffect[]; ind
       const key = (eq < 0 ? setting.text : setting.text.slice(0, eq)).toLowerCase()
       const value = eq < 0 ? '' : setting.text.slice(eq + 1)
       const pagerCat = key === 'core.pager' && value === 'cat'
-      if (!GIT_SAFE_CONFIG.has(key) && !pagerCat) {
+      // pager.<cmd> takes a boolean, or the pager command itself: only booleans are safe
+      const booleanPager =
+        !key.startsWith('pager.') || /^(?:true|false|yes|no|on|off|0|1|)$/i.test(value)
+      if ((!GIT_SAFE_CONFIG.has(key) || !booleanPager) && !pagerCat) {
         out.push(
           runsCode(
             `git -c ${setting.text} sets git configuration for the command, and settings such ` +
@@ -1049,8 +1054,64 @@ function gitEffects(words: readonly ShellWord[]): CommandEffect[] {
   }
   const handler = GIT_SUBCOMMANDS.get(sub.text)
   if (handler !== undefined) effects.push(...handler(words.slice(index), sub.text))
+  else if (!GIT_INERT.has(sub.text)) {
+    // plumbing and rarer porcelain run programs (fetch-pack --upload-pack, remote-ext,
+    // for-each-repo, merge-index) or write where they are told (mailinfo, interpret-trailers);
+    // aliases come from configuration: only subcommands known to do neither are let through
+    effects.push(
+      runsCode(
+        `git ${sub.text} is not a subcommand the policy knows to run nothing and write nothing it can check`
+      )
+    )
+  }
   return effects
 }
+
+/** git subcommands with no handler above that read and print only (given inert global options). */
+const GIT_INERT = new Set([
+  'status',
+  'log',
+  'shortlog',
+  'blame',
+  'annotate',
+  'ls-files',
+  'ls-tree',
+  'rev-parse',
+  'rev-list',
+  'describe',
+  'name-rev',
+  'merge-base',
+  'cat-file',
+  'show-ref',
+  'show-branch',
+  'for-each-ref',
+  'count-objects',
+  'check-ignore',
+  'check-attr',
+  'check-ref-format',
+  'cherry',
+  'var',
+  'version',
+  'help',
+  'verify-commit',
+  'verify-tag',
+  'fsck',
+  'reflog',
+  'branch',
+  'tag',
+  'add',
+  'commit',
+  'init',
+  'notes',
+  'stage',
+  'whatchanged',
+  'grep',
+  'diff',
+  'show',
+  'range-diff',
+  'format-patch',
+  'archive'
+])
 
 type GitHandler = (args: readonly ShellWord[], sub: string) => CommandEffect[]
 
@@ -2038,7 +2099,23 @@ const AWK_OPS2 = new Set([
 ])
 /** After these a `/` is division; after any other operator (or at the start) a regex. */
 const AWK_OPERAND_END = new Set([')', ']', '$', '++', '--'])
-const AWK_REGEX_AFTER_WORD = new Set(['print', 'printf', 'return', 'case', 'in', 'getline'])
+const AWK_REGEX_AFTER_WORD = new Set([
+  'print',
+  'printf',
+  'return',
+  'case',
+  'in',
+  'getline',
+  // statements that may start with an expression: `else /"/ ; system(...)`
+  'else',
+  'do',
+  'exit',
+  'while',
+  'if',
+  'for',
+  'delete',
+  'next'
+])
 
 function isIdentStart(c: string): boolean {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c === '_'
@@ -2938,6 +3015,14 @@ const CURL_REDIRECTS = [
 const CURL_GUESSED = ['ftp.', 'dict.', 'ldap.', 'imap.', 'smtp.', 'pop3.']
 
 /** A URL operand: a `url` effect for http(s), a network problem for other schemes. */
+function hasControl(t: string): boolean {
+  for (let i = 0; i < t.length; i++) {
+    const c = t.charCodeAt(i)
+    if (c < 0x20 || c === 0x7f) return true
+  }
+  return false
+}
+
 function urlEffect(program: string, word: ShellWord, guessed: readonly string[]): CommandEffect {
   const label = program
   if (!word.literal) {
@@ -2948,6 +3033,12 @@ function urlEffect(program: string, word: ShellWord, guessed: readonly string[])
     return { kind: 'url', label, target: word }
   }
   const t = word.text
+  // curl and wget read `http://a.com\@b/` as user info of b, a browser (the url rules) as a.com:
+  // where the two parsers can disagree about the host, the policy cannot judge the URL
+  const authority = t.slice(t.indexOf('://') < 0 ? 0 : t.indexOf('://') + 3).split(/[/?#]/)[0] ?? ''
+  if (/[\\\s]/.test(t) || hasControl(t) || authority.includes('@') || authority.includes('%')) {
+    return network(`${program} ${t}: curl and the url rules may read a different host out of it`)
+  }
   const at = t.indexOf('://')
   if (at > 0) {
     const scheme = t.slice(0, at).toLowerCase()
@@ -2976,6 +3067,11 @@ function urlFileName(url: ShellWord): string | undefined {
 }
 
 function curlEffects(words: readonly ShellWord[], name: string): CommandEffect[] {
+  // curl 8.3+: --expand-X is X with {{variables}} expanded, --variable sets them: run-time values
+  const expands = words.find((w) => w.literal && /^--(?:expand-|variable)/.test(w.text))
+  if (expands !== undefined) {
+    return [runsCode(`${name} ${expands.text} expands variables into its options at run time`)]
+  }
   const parsed = parseOptions(words, CURL)
   const out = unknownWords(parsed, name, 'an option that writes a file (-o) or reads a config (-K)')
   if (has(parsed, 'config')) {

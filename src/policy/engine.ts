@@ -6,6 +6,7 @@
  * For shell requests every simple command, every written file and every part that cannot be
  * known before the command runs is decided on its own, and one denial denies the request.
  */
+import { lstatSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import type { PermissionRequest } from '../cli/protocol.js'
@@ -439,6 +440,8 @@ export class PolicyEngine implements Policy {
     const realPaths = real.map((r) => subjectPath(r, this.realRoot))
     const offLimits = this.offLimits(matcher, [lexicalPath, ...realPaths])
     if (offLimits !== undefined) return offLimits
+    // a recursive write (`git checkout -- f`, `rm -r f`) of an existing file is that file alone
+    if (subtree && real.every((r) => isExistingFile(r))) subtree = false
     return this.match(
       matcher,
       (rule) => {
@@ -474,6 +477,23 @@ export class PolicyEngine implements Policy {
    */
   private offLimits(matcher: 'write' | 'read', paths: SubjectPath[]): Verdicts | undefined {
     for (const p of paths) {
+      if (matcher === 'read' && p.relative !== undefined && GIT_CONFIG.test(p.relative)) {
+        // actions/checkout keeps the job's token in it (http.extraheader)
+        return {
+          decision: 'deny',
+          rule: 'sensitive-path',
+          reason: `${p.relative} is the repository's git configuration, which can hold a token`,
+          matched: []
+        }
+      }
+      if (matcher === 'write' && hardLinked(p.absolute)) {
+        return {
+          decision: 'deny',
+          rule: 'hard-link',
+          reason: `${p.absolute} has other names (a hard link): a write would change files the rules do not see`,
+          matched: []
+        }
+      }
       if (p.relative !== undefined) continue
       if (matcher === 'write') {
         const lower = p.absolute.toLowerCase()
@@ -787,11 +807,18 @@ export class PolicyEngine implements Policy {
     for (const item of items) {
       if (item.type !== 'command') continue
       const words = item.command.words
+      // a program that reads a whole tree: a directory operand holding HOME or /proc reaches them
+      const reader = RECURSIVE_READERS[path.basename(words[0]?.text ?? '')]
+      const recursive =
+        reader === true ||
+        (reader !== undefined && words.some((w) => w.literal && reader.test(w.text)))
       for (let i = 1; i < words.length; i++) {
         const word = words[i] as ShellWord
         const reason =
           this.sensitiveWord(word, bases, home) ??
-          (DIRECTORY_OPTION.test(words[i - 1]?.text ?? '') || ATTACHED_DIRECTORY.test(word.text)
+          (DIRECTORY_OPTION.test(words[i - 1]?.text ?? '') ||
+          ATTACHED_DIRECTORY.test(word.text) ||
+          (recursive && !word.text.startsWith('-'))
             ? this.sensitiveDirectoryWord(word, bases, home)
             : undefined)
         if (reason !== undefined) return `${word.text}: ${reason}`
@@ -807,7 +834,12 @@ export class PolicyEngine implements Policy {
     home: string
   ): string | undefined {
     const value = word.text.replace(ATTACHED_DIRECTORY, '')
-    if (!word.literal) return 'a directory only known when the command runs'
+    if (!word.literal) {
+      // a glob in the working directory (`du -sh *`, `grep -r x src/*`) stays below it;
+      // an expansion (`"$D"`) may be any directory
+      const globOnly = !/[$`]/.test(word.text) && !word.prefix.startsWith('/') && !word.tilde
+      return globOnly ? undefined : 'a directory only known when the command runs'
+    }
     const expanded = expandTilde(value, value.startsWith('~'))
     if (expanded === undefined) return 'a ~user, ~+ or ~- path is only known when the command runs'
     for (const candidate of this.pathCandidates(expanded, bases)) {
@@ -831,7 +863,13 @@ export class PolicyEngine implements Policy {
       const dir = known.slice(0, known.lastIndexOf('/') + 1)
       if (dir === '') return undefined
       for (const candidate of this.pathCandidates(dir, bases)) {
-        if (this.insideRoot(candidate)) continue
+        if (this.insideRoot(candidate)) {
+          // `.git/conf*`: a pattern over the repository's git configuration
+          if (/(?:^|\/)\.git\/?$/i.test(candidate)) {
+            return "a pattern in the repository's .git directory, whose config can hold a token"
+          }
+          continue
+        }
         const reason = sensitiveDirectory(candidate, home)
         if (reason !== undefined) return reason
       }
@@ -856,7 +894,11 @@ export class PolicyEngine implements Policy {
       if (expanded === undefined)
         return 'a ~user, ~+ or ~- path is only known when the command runs'
       for (const candidate of this.pathCandidates(expanded, bases)) {
-        if (this.insideRoot(candidate)) continue
+        if (this.insideRoot(candidate)) {
+          if (GIT_CONFIG.test(candidate))
+            return "the repository's git configuration can hold a token"
+          continue
+        }
         const reason = sensitiveWordReason(
           { text: candidate, literal: true, prefix: candidate },
           home
@@ -937,6 +979,49 @@ function decidingDenial(
   return (
     denied.find((s) => ruleIds.has(s.rule)) ?? denied.find((s) => s.rule !== 'default') ?? denied[0]
   )
+}
+
+/** The repository's git configuration (any letter case, also a worktree's). */
+const GIT_CONFIG = /(?:^|\/)\.git\/config(?:\.worktree)?$/i
+
+/** Whether `p` exists and is not a directory. */
+function isExistingFile(p: string): boolean {
+  try {
+    const stat = lstatSync(p, { throwIfNoEntry: false })
+    return stat !== undefined && !stat.isDirectory()
+  } catch {
+    return false
+  }
+}
+
+/** An existing regular file with more than one name. */
+function hardLinked(p: string): boolean {
+  try {
+    const stat = lstatSync(p, { throwIfNoEntry: false })
+    return stat !== undefined && stat.isFile() && stat.nlink > 1
+  } catch {
+    return false
+  }
+}
+
+/** Programs that read whole directory trees given as operands (`grep -r`, `rg`). */
+const RECURSIVE_READERS: Record<string, RegExp | true> = {
+  grep: /^-[A-Za-z]*[rR]|^--(?:recursive|dereference-recursive|directories=recurse)/,
+  egrep: /^-[A-Za-z]*[rR]|^--(?:recursive|dereference-recursive|directories=recurse)/,
+  fgrep: /^-[A-Za-z]*[rR]|^--(?:recursive|dereference-recursive|directories=recurse)/,
+  rg: true,
+  ag: true,
+  ack: true,
+  diff: /^-[A-Za-z]*r|^--recursive/,
+  du: true,
+  tree: true,
+  ls: /^-[A-Za-z]*R|^--recursive/,
+  git: /^--no-index$/,
+  tar: /^-?[A-Za-z]*c|^--create/,
+  zip: /^-[A-Za-z]*r|^--recurse/,
+  cp: /^-[A-Za-z]*[rRa]|^--(?:recursive|archive)/,
+  rsync: true,
+  find: true
 }
 
 /** Options whose value is a directory the program works in: a run in HOME or / reaches secrets. */

@@ -146,6 +146,11 @@ export function sensitiveDirectory(dir: string, home: string = os.homedir()): st
   if (rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel))) {
     return `cd ${resolved}: a directory that holds HOME and its credentials`
   }
+  const fromHome = path.relative(home, resolved).toLowerCase()
+  const held = HOME_CREDENTIALS.filter((c) => c.startsWith(`${fromHome}/`))
+  if (!fromHome.startsWith('..') && !path.isAbsolute(fromHome) && held.length > 0) {
+    return `${resolved} holds credentials (${held.join(', ')})`
+  }
   if (resolved === '/proc' || resolved.startsWith('/proc/')) {
     return `cd ${resolved}: /proc holds other processes' environments and memory`
   }

@@ -1484,6 +1484,42 @@ const WRAPPERS = new Set([
   'xargs'
 ])
 
+/**
+ * Programs that run another command the policy does not unwrap (their options and operands are
+ * not modelled): what they run cannot be judged, so they are denied however they are allowed.
+ */
+const OPAQUE_RUNNERS = new Set([
+  'ionice',
+  'taskset',
+  'chrt',
+  'prlimit',
+  'setpriv',
+  'unshare',
+  'nsenter',
+  'chroot',
+  'unbuffer',
+  'script',
+  'expect',
+  'parallel',
+  'firejail',
+  'systemd-run',
+  'runuser',
+  'su',
+  'sg',
+  'newgrp',
+  'faketime',
+  'catchsegv',
+  'strace',
+  'ltrace',
+  'gdb',
+  'valgrind',
+  'perf',
+  'nix-shell',
+  'direnv',
+  'dbus-run-session',
+  'xvfb-run'
+])
+
 function isWrapper(name: string): boolean {
   return WRAPPERS.has(path.basename(name))
 }
@@ -1713,6 +1749,14 @@ function runs(words: ShellWord[], recorder: Recorder): Run[] {
       return []
     }
     default:
+      if (OPAQUE_RUNNERS.has(name) && words.length > 1) {
+        return [
+          {
+            kind: 'dynamic',
+            reason: `${name} runs another command with options the policy does not model`
+          }
+        ]
+      }
       return []
   }
 }
