@@ -533,7 +533,12 @@ describe('hostile shell requests', () => {
   })
 
   it('keeps process environments and HOME credentials unreadable whatever the read rules allow', () => {
-    for (const p of ['/proc/1/environ', '/proc/self/environ', `${os.homedir()}/.ssh/id_rsa`]) {
+    for (const p of [
+      '/proc/1/environ',
+      '/proc/self/environ',
+      '/proc/1/root/proc/1/environ',
+      `${os.homedir()}/.ssh/id_rsa`
+    ]) {
       expect(permissive.decide(read(p))).toMatchObject({ decision: 'deny', rule: 'sensitive-path' })
     }
     expect(permissive.decide(read('/etc/hostname')).decision).toBe('allow')

@@ -63,7 +63,15 @@ export function physicalPath(p: string, from = '/'): string {
     }
     if (stat.isSymbolicLink()) {
       if (++links > MAX_SYMLINKS) throw new PathError(`too many symlinks resolving ${p}`)
-      const target = readlinkSync(next)
+      let target: string
+      try {
+        target = readlinkSync(next)
+      } catch {
+        // unreadable (EACCES, /proc/<other pid>/root): nothing below it can be followed
+        exists = false
+        current = next
+        continue
+      }
       queue.splice(i + 1, 0, ...target.split('/').filter((c) => c.length > 0))
       if (path.isAbsolute(target)) current = '/'
       continue
