@@ -6,7 +6,7 @@
  * For shell requests every simple command, every written file and every part that cannot be
  * known before the command runs is decided on its own, and one denial denies the request.
  */
-import { lstatSync } from 'node:fs'
+import { lstatSync, type Stats } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import type { PermissionRequest } from '../cli/protocol.js'
@@ -24,7 +24,7 @@ import {
   type SubjectPath,
   type PathGlob
 } from './paths.js'
-import { runnerPaths, sensitiveDirectory, sensitiveWordReason } from './sensitive.js'
+import { GIT_CONFIG, runnerPaths, sensitiveDirectory, sensitiveWordReason } from './sensitive.js'
 import {
   analyzeShell,
   type CdTarget,
@@ -981,34 +981,35 @@ function decidingDenial(
   )
 }
 
-/** The repository's git configuration (any letter case, also a worktree's). */
-const GIT_CONFIG = /(?:^|\/)\.git\/config(?:\.worktree)?$/i
+/** lstat without throwing: undefined when the path does not exist or cannot be read. */
+function statOf(p: string): Stats | undefined {
+  try {
+    return lstatSync(p, { throwIfNoEntry: false })
+  } catch {
+    return undefined
+  }
+}
 
 /** Whether `p` exists and is not a directory. */
 function isExistingFile(p: string): boolean {
-  try {
-    const stat = lstatSync(p, { throwIfNoEntry: false })
-    return stat !== undefined && !stat.isDirectory()
-  } catch {
-    return false
-  }
+  const stat = statOf(p)
+  return stat !== undefined && !stat.isDirectory()
 }
 
 /** An existing regular file with more than one name. */
 function hardLinked(p: string): boolean {
-  try {
-    const stat = lstatSync(p, { throwIfNoEntry: false })
-    return stat !== undefined && stat.isFile() && stat.nlink > 1
-  } catch {
-    return false
-  }
+  const stat = statOf(p)
+  return stat !== undefined && stat.isFile() && stat.nlink > 1
 }
+
+/** The grep family's recursive options. */
+const GREP_RECURSIVE = /^-[A-Za-z]*[rR]|^--(?:recursive|dereference-recursive|directories=recurse)/
 
 /** Programs that read whole directory trees given as operands (`grep -r`, `rg`). */
 const RECURSIVE_READERS: Record<string, RegExp | true> = {
-  grep: /^-[A-Za-z]*[rR]|^--(?:recursive|dereference-recursive|directories=recurse)/,
-  egrep: /^-[A-Za-z]*[rR]|^--(?:recursive|dereference-recursive|directories=recurse)/,
-  fgrep: /^-[A-Za-z]*[rR]|^--(?:recursive|dereference-recursive|directories=recurse)/,
+  grep: GREP_RECURSIVE,
+  egrep: GREP_RECURSIVE,
+  fgrep: GREP_RECURSIVE,
   rg: true,
   ag: true,
   ack: true,

@@ -32,6 +32,12 @@ export function mayBeNetworkDevice(word: WordLike): boolean {
   )
 }
 
+/**
+ * A repository's git configuration (any letter case, also a worktree's): actions/checkout keeps
+ * the job's token in it (http.extraheader) unless `persist-credentials: false`.
+ */
+export const GIT_CONFIG = /(?:^|\/)\.git\/config(?:\.worktree)?$/i
+
 /** /proc files that describe the machine, not a process: harmless to read. */
 const PROC_INFO = /^(?:cpuinfo|meminfo|version|loadavg|uptime|stat|filesystems|mounts|swaps)$/
 
@@ -73,7 +79,7 @@ export function sensitiveWordReason(
   home: string = os.homedir()
 ): string | undefined {
   const text = word.text
-  if (/(?:^|\/)environ$/.test(text) || /(?:^|\/)\.git\/config$/i.test(text)) {
+  if (/(?:^|\/)environ$/.test(text) || GIT_CONFIG.test(text)) {
     return `"${text}" names a process environment or a repository config, which hold secrets (actions/checkout keeps the token in .git/config)`
   }
   const proc = /^\/proc(?:\/([^/]*)(?:\/(.*))?)?$/.exec(text)
