@@ -177,6 +177,7 @@ const ENGINE: string[] = [
   'shopt -s expand_aliases',
   'shopt -s cdable_vars; cd HOME',
   'hash -p /tmp/evil git; git status',
+  'enable -f /tmp/evil.so evil; evil',
   "bash -c '(( x ))'",
   'eval "echo \\$(( x ))"',
   'echo `echo $((x))`',

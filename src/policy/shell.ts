@@ -904,11 +904,14 @@ class Analyzer {
         }
         return
       case 'hash':
-        // `hash -p /tmp/x git` makes the name git run /tmp/x for the rest of the request
-        if (args.some((w) => !w.literal || /^-[A-Za-z]*p/.test(w.text))) {
-          this.problem('runs-code', text, 'hash -p makes a command name run another program')
-        }
+      case 'enable': {
+        // `hash -p /tmp/x git` makes the name git run /tmp/x; `enable -f` loads a library
+        const [letter, reason] = LOADS_CODE[program] as [string, string]
+        const flag = new RegExp(`^-[A-Za-z]*${letter}`)
+        if (args.some((w) => !w.literal || flag.test(w.text)))
+          this.problem('runs-code', text, reason)
         return
+      }
       case 'compgen':
       case 'complete':
         // -C runs a command for the completions; -F a function (judged where it is defined)
@@ -946,11 +949,6 @@ class Analyzer {
           } else if (/^-[A-Za-z]*C./.test(w.text)) {
             this.script(w.text.slice(w.text.indexOf('C') + 1), ctx.depth + 1, [...ctx.via, program])
           }
-        }
-        return
-      case 'enable':
-        if (args.some((w) => !w.literal || /^-[A-Za-z]*f/.test(w.text))) {
-          this.problem('runs-code', text, 'enable -f loads a shared library into the shell')
         }
         return
       case 'alias':
@@ -1759,6 +1757,12 @@ function runs(words: ShellWord[], recorder: Recorder): Run[] {
       }
       return []
   }
+}
+
+/** Builtins whose option makes later commands run other code: the option letter, and why. */
+const LOADS_CODE: Record<string, [string, string]> = {
+  hash: ['p', 'hash -p makes a command name run another program'],
+  enable: ['f', 'enable -f loads a shared library into the shell']
 }
 
 /** Files that are the command's input or another process's, not a script on disk. */
