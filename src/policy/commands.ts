@@ -26,6 +26,8 @@ export type EffectProblemId =
   | 'dynamic-argument'
   /** The program writes files the policy cannot name before it runs (`git apply`, `patch`). */
   | 'writes-unknown'
+  /** The program would print a secret (`git config --list` and the checkout's token). */
+  | 'reads-secret'
 
 export type CommandEffect =
   /** A file the command writes (or deletes); `subtree`: and everything below it (`rm -r d`). */
@@ -935,7 +937,12 @@ const READ_TREE_UPDATE = /^-[a-z]*u/
  * same risk as `cd dir && git status`, and is for the write rules and the OS sandbox to stop.
  * `--work-tree`: only `.`. `--namespace` is harmless.
  */
-function gitGlobal(words: readonly ShellWord[]): { effects: CommandEffect[]; index: number } {
+function gitGlobal(words: readonly ShellWord[]): {
+  effects: CommandEffect[]
+  index: number
+  /** Where `-C` moved git ('' when it did not). */
+  dir: string
+} {
   const out: CommandEffect[] = []
   let dir = ''
   let i = 1
@@ -949,7 +956,7 @@ function gitGlobal(words: readonly ShellWord[]): { effects: CommandEffect[]; ind
     if (!w.literal) {
       if (w.prefix === '' || w.prefix.startsWith('-')) {
         out.push(dynamicArgument('git', w, 'an option (-c, --exec-path) or a subcommand'))
-        return { effects: out, index: words.length }
+        return { effects: out, index: words.length, dir }
       }
       break
     }
@@ -1036,11 +1043,11 @@ function gitGlobal(words: readonly ShellWord[]): { effects: CommandEffect[]; ind
       out.push(runsCode('git --paginate runs the configured pager; use --no-pager'))
     }
   }
-  return { effects: out, index: i }
+  return { effects: out, index: i, dir }
 }
 
 function gitEffects(words: readonly ShellWord[]): CommandEffect[] {
-  const { effects, index } = gitGlobal(words)
+  const { effects, index, dir } = gitGlobal(words)
   const sub = words[index]
   if (sub === undefined) return effects
   if (!sub.literal) {
@@ -1053,8 +1060,18 @@ function gitEffects(words: readonly ShellWord[]): CommandEffect[] {
     return effects
   }
   const handler = GIT_SUBCOMMANDS.get(sub.text)
-  if (handler !== undefined) effects.push(...handler(words.slice(index), sub.text))
-  else if (!GIT_INERT.has(sub.text)) {
+  if (handler !== undefined) {
+    const own = handler(words.slice(index), sub.text)
+    // git -C DIR resolves its output paths from DIR, which may be a link out of the rules' reach
+    const moved = dir !== '' && dir.replace(TRAILING_SLASHES, '') !== '.'
+    effects.push(
+      ...own.map((e) =>
+        moved && e.kind === 'write'
+          ? writesUnknown(`git -C ${dir} writes ${e.target.text} relative to ${dir}`)
+          : e
+      )
+    )
+  } else if (!GIT_INERT.has(sub.text)) {
     // plumbing and rarer porcelain run programs (fetch-pack --upload-pack, remote-ext,
     // for-each-repo, merge-index) or write where they are told (mailinfo, interpret-trailers);
     // aliases come from configuration: only subcommands known to do neither are let through
@@ -1090,7 +1107,6 @@ const GIT_INERT = new Set([
   'check-attr',
   'check-ref-format',
   'cherry',
-  'var',
   'version',
   'help',
   'verify-commit',
@@ -1328,7 +1344,22 @@ const gitConfig: GitHandler = (args) => {
   const sub = operands[0]
   const subRead = sub?.literal === true && (sub.text === 'get' || sub.text === 'list')
   const allKnown = operands.every((w) => w.literal)
-  if (allKnown && readsOnly && (reading || subRead || operands.length <= 1)) return []
+  if (allKnown && readsOnly && (reading || subRead || operands.length <= 1)) {
+    // the configuration can hold the checkout's token (http.<url>.extraheader): read keys, not it
+    const lists = a.options.some((o) =>
+      ['list', 'l', 'get-regexp', 'get-urlmatch'].includes(o.name)
+    )
+    const secret = operands.some((w) => /^(?:http|credential|url)\./i.test(w.text))
+    if (lists || sub?.text === 'list' || secret) {
+      return [
+        problem(
+          'reads-secret',
+          'git config would print settings that can hold the checkout token (http.*.extraheader)'
+        )
+      ]
+    }
+    return []
+  }
   return [
     runsCode(
       'git config changes git configuration, and settings such as core.pager, core.fsmonitor, ' +
@@ -1600,7 +1631,7 @@ const gitMergeFile: GitHandler = (args) => {
 }
 
 const gitHelp: GitHandler = (args) =>
-  args.some((w) => w.literal && (w.text === '-w' || w.text === '--web'))
+  args.some((w) => !w.literal || w.text === '-w' || /^--we/.test(w.text))
     ? [runsCode('git help --web runs a web browser')]
     : []
 

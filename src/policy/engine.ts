@@ -8,6 +8,7 @@
  */
 import { lstatSync, type Stats } from 'node:fs'
 import os from 'node:os'
+import picomatch from 'picomatch'
 import path from 'node:path'
 import type { PermissionRequest } from '../cli/protocol.js'
 import { compileGlob, globMatches, globMayMatchPrefix, literalOf, type Glob } from './glob.js'
@@ -858,6 +859,10 @@ export class PolicyEngine implements Policy {
       if (/(?:^|\/)\.\.(?:\/|$)/.test(word.text)) {
         return 'a path only known when the command runs climbs out with ".."'
       }
+      // a pattern that can name the repository's git configuration (`.*/config`, `{.git,x}/config`)
+      if (!/[$`]/.test(word.text) && mayNameGitConfig(word.text, bases)) {
+        return "a pattern that can match the repository's git configuration, which can hold a token"
+      }
       // a glob or expansion: where its literal directory part is decides what it can reach
       const known = expandTilde(word.prefix, word.tilde) ?? ''
       const dir = known.slice(0, known.lastIndexOf('/') + 1)
@@ -880,9 +885,10 @@ export class PolicyEngine implements Policy {
     const tokens = [word.text]
     const attached = /^-[A-Za-z]+([/~.].*)$/.exec(word.text)
     if (attached !== null) tokens.push(attached[1] as string)
-    if (/[=:,\s]/.test(word.text)) {
-      for (const t of word.text.split(/[=:,\s]+/)) {
-        if (t !== word.text && (t.startsWith('/') || t.startsWith('~/') || t.includes('..'))) {
+    if (/[=:,@\s]/.test(word.text)) {
+      for (const t of word.text.split(/[=:,@\s]+/)) {
+        const pathLike = t.startsWith('/') || t.startsWith('~/') || t.includes('..')
+        if (t !== word.text && (pathLike || /\.git(?:\/|$)/i.test(t))) {
           tokens.push(t)
         }
       }
@@ -990,6 +996,25 @@ function statOf(p: string): Stats | undefined {
   }
 }
 
+/**
+ * Whether a glob or brace pattern (a word's source text) can match a repository's git config,
+ * from the working directory or from a `.git` directory a `cd` led to.
+ */
+function mayNameGitConfig(pattern: string, bases: string[]): boolean {
+  let re: RegExp
+  try {
+    re = picomatch.makeRe(pattern.replace(/^\.\//, ''), { dot: true, nocase: true })
+  } catch {
+    return true
+  }
+  const inGitDir = bases.some((b) => /(?:^|\/)\.git$/i.test(b))
+  return (
+    re.test('.git/config') ||
+    re.test('.git/modules/m/config') ||
+    (inGitDir && (re.test('config') || re.test('modules/m/config')))
+  )
+}
+
 /** Whether `p` exists and is not a directory. */
 function isExistingFile(p: string): boolean {
   const stat = statOf(p)
@@ -1003,7 +1028,7 @@ function hardLinked(p: string): boolean {
 }
 
 /** The grep family's recursive options. */
-const GREP_RECURSIVE = /^-[A-Za-z]*[rR]|^--(?:recursive|dereference-recursive|directories=recurse)/
+const GREP_RECURSIVE = /^-[A-Za-z]*[rRd]|^--(?:rec|der|dir)/
 
 /** Programs that read whole directory trees given as operands (`grep -r`, `rg`). */
 const RECURSIVE_READERS: Record<string, RegExp | true> = {

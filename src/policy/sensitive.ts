@@ -33,10 +33,11 @@ export function mayBeNetworkDevice(word: WordLike): boolean {
 }
 
 /**
- * A repository's git configuration (any letter case, also a worktree's): actions/checkout keeps
+ * A repository's git configuration (any letter case, also a worktree's or a submodule's under
+ * .git/modules): actions/checkout keeps
  * the job's token in it (http.extraheader) unless `persist-credentials: false`.
  */
-export const GIT_CONFIG = /(?:^|\/)\.git\/config(?:\.worktree)?$/i
+export const GIT_CONFIG = /(?:^|\/)\.git\/(?:.*\/)?config(?:\.worktree)?$/i
 
 /** /proc files that describe the machine, not a process: harmless to read. */
 const PROC_INFO = /^(?:cpuinfo|meminfo|version|loadavg|uptime|stat|filesystems|mounts|swaps)$/
