@@ -186,7 +186,17 @@ describe('repository configuration from the checked-out tree', () => {
     // One after the other: the runners' two cores are shared.
     untrusted = await runBait(untrustedTree, {})
     trusted = await runBait(trustedTree, { 'trusted-config': 'true' })
-  }, 240_000)
+    // CLI 1.0.85 (the oldest in the version matrix) sometimes panics in its own runtime with
+    // repository hooks and servers loaded ("Unfold must not be polled after it returned"): the
+    // action reports that as a failed run, as it should; run the trusted session once more on a
+    // fresh tree so that the checks below judge the hooks, not that upstream crash
+    if (/panicked at/.test(trusted.result.stdout)) {
+      trustedTree.cleanup()
+      trustedTree = makeWorkspace()
+      baitTree(trustedTree)
+      trusted = await runBait(trustedTree, { 'trusted-config': 'true' })
+    }
+  }, 360_000)
 
   afterAll(() => {
     untrustedTree?.cleanup()
