@@ -16,6 +16,7 @@ import {
   compilePathGlob,
   PathError,
   pathGlobMatchesSubject,
+  pathGlobMatchesTreeRoot,
   pathGlobMayMatchUnder,
   physicalPathUnder,
   inside as insideDirectory,
@@ -443,20 +444,36 @@ export class PolicyEngine implements Policy {
     if (offLimits !== undefined) return offLimits
     // a recursive write (`git checkout -- f`, `rm -r f`) of an existing file is that file alone
     if (subtree && real.every((r) => isExistingFile(r))) subtree = false
+    // A read of a directory may read its whole tree (the CLI's grep and glob tools ask for their
+    // search root): a deny glob anywhere below it denies the read.
+    const readsTree = matcher === 'read' && realPaths.some((r) => isDirectory(r.absolute))
     return this.match(
       matcher,
       (rule) => {
         if (rule.matcher !== 'write' && rule.matcher !== 'read') return false
-        // deny when any reading of the path (or, for a recursive write, of a path below it) matches
+        // deny when any reading of the path (or, for a recursive write or a directory read, of
+        // a path below it) matches; a read of the directory a glob covers the whole tree below
+        // (`secrets` for `secrets/**`) is a read of that tree
         if (rule.decision === 'deny') {
-          const hits = subtree ? pathGlobMayMatchUnder : pathGlobMatchesSubject
+          const hits =
+            subtree || readsTree
+              ? pathGlobMayMatchUnder
+              : matcher === 'read'
+                ? (g: PathGlob, p: SubjectPath) =>
+                    pathGlobMatchesSubject(g, p) || pathGlobMatchesTreeRoot(g, p)
+                : pathGlobMatchesSubject
           return rule.paths.some((g) => hits(g, lexicalPath) || realPaths.some((r) => hits(g, r)))
         }
-        // allow only when where the write really lands matches (and, recursively, all below it)
-        return realPaths.every((r) =>
-          (subtree ? [r, below(r)] : [r]).every((p) =>
-            rule.paths.some((g) => pathGlobMatchesSubject(g, p))
-          )
+        // allow only when where the write really lands matches (and, recursively, all below it);
+        // a read of an existing directory whose whole tree a glob allows (`.` for `**`) too
+        return realPaths.every(
+          (r) =>
+            (subtree ? [r, below(r)] : [r]).every((p) =>
+              rule.paths.some((g) => pathGlobMatchesSubject(g, p))
+            ) ||
+            (matcher === 'read' &&
+              rule.paths.some((g) => pathGlobMatchesTreeRoot(g, r)) &&
+              isDirectory(r.absolute))
         )
       },
       () => {
@@ -1013,6 +1030,11 @@ function mayNameGitConfig(pattern: string, bases: string[]): boolean {
     re.test('.git/modules/m/config') ||
     (inGitDir && (re.test('config') || re.test('modules/m/config')))
   )
+}
+
+/** Whether `p` is an existing directory (not a symlink to one: `p` is physical). */
+function isDirectory(p: string): boolean {
+  return statOf(p)?.isDirectory() === true
 }
 
 /** Whether `p` exists and is not a directory. */

@@ -16,3 +16,19 @@ export { feedbackFor, PolicyEngine, type CompiledRule } from './engine.js'
 export { PRESET_NAMES, presetText, type PresetName } from './presets.js'
 export { runPolicyTests, type PolicyTestCase, type PolicyTestFailure } from './testing.js'
 export { initBashParser, locateWasm } from './wasm.js'
+export {
+  annotationFile,
+  displayFile,
+  policyAnnotations,
+  policyIssueSummary,
+  type PolicyAnnotation,
+  type PolicyAnnotationOptions,
+  type PolicyAnnotationProperties
+} from './annotations.js'
+export {
+  BUILT_IN_CHECK_IDS,
+  suggestRule,
+  type DenialInput,
+  type RuleSuggestion,
+  type SuggestOptions
+} from './suggest.js'

@@ -163,6 +163,35 @@ export interface PathGlob {
   nocase: boolean
   /** For absolute globs: the pattern, and the pattern rebased onto its base's real path. */
   matchers: Array<(p: string) => boolean>
+  /**
+   * For a glob that matches everything below a directory (`**`, `src/**`, `/tmp/**`, a glob
+   * ending in `/**` then `/*`): matchers for that directory itself (`.` for the root), which
+   * `read` rules also cover. Empty for other globs.
+   */
+  treeRoots: Array<(p: string) => boolean>
+}
+
+/** Endings that make a glob match every path below the directory before them. */
+const TREE_SUFFIXES = ['/**', '/**/*']
+
+/**
+ * The matchers for the directory a glob matches the whole tree below (see PathGlob.treeRoots):
+ * `src/**` → `src`, `**` → the root (`.`), `/**` → `/`, `a/*` then `/**` → `a/*`.
+ */
+function treeRootMatchers(
+  pattern: string,
+  options: picomatch.PicomatchOptions
+): Array<(p: string) => boolean> {
+  if (pattern === '**' || pattern === '**/*') return [(p) => p === '.']
+  const suffix = TREE_SUFFIXES.find((s) => pattern.endsWith(s))
+  if (suffix === undefined) return []
+  const dir = pattern.slice(0, -suffix.length)
+  if (dir === '') return [(p) => p === '/']
+  // the root only through `**` (picomatch's `?` matches `.`, and `?/**` is not the root's tree)
+  const matcher = pathMatcher(dir, options)
+  const named = (p: string) => p !== '.' && matcher(p)
+  // `a/**/**` is everything below `a/**` and `a/**` itself: so also `a`
+  return [named, ...treeRootMatchers(dir, options)]
 }
 
 /**
@@ -176,6 +205,7 @@ export function compilePathGlob(source: string, nocase = false): PathGlob {
   const absolute = path.isAbsolute(pattern)
   const options = nocase ? { ...MATCH_OPTIONS, nocase: true } : MATCH_OPTIONS
   const matchers = [pathMatcher(pattern, options)]
+  const treeRoots = treeRootMatchers(pattern, options)
   const { base } = picomatch.scan(pattern)
   if (absolute) {
     // `/tmp/**` must also match `/private/tmp/x` where /tmp is a symlink to /private/tmp
@@ -187,11 +217,13 @@ export function compilePathGlob(source: string, nocase = false): PathGlob {
         realBase = undefined
       }
       if (realBase !== undefined && realBase !== base) {
-        matchers.push(pathMatcher(realBase + pattern.slice(base.length), options))
+        const rebased = realBase + pattern.slice(base.length)
+        matchers.push(pathMatcher(rebased, options))
+        treeRoots.push(...treeRootMatchers(rebased, options))
       }
     }
   }
-  return { source, absolute, base, nocase, matchers }
+  return { source, absolute, base, nocase, matchers, treeRoots }
 }
 
 /** A path as globs see it: absolute, and relative to the root (`.` for the root) when inside. */
@@ -222,6 +254,17 @@ export function pathGlobMatchesSubject(glob: PathGlob, p: SubjectPath): boolean 
   if (glob.absolute) return glob.matchers.some((m) => m(p.absolute))
   const subject = p.relative
   return subject !== undefined && glob.matchers.some((m) => m(subject))
+}
+
+/**
+ * Whether `p` is the directory below which the glob matches everything (`src` for `src/**`, the
+ * root for `**`). A `read` of that directory (listing it, viewing the working directory) is
+ * within what the glob grants or refuses, so `read` rules match it too; `write` rules do not.
+ */
+export function pathGlobMatchesTreeRoot(glob: PathGlob, p: SubjectPath): boolean {
+  if (glob.treeRoots.length === 0) return false
+  const subject = glob.absolute ? p.absolute : p.relative
+  return subject !== undefined && glob.treeRoots.some((m) => m(subject))
 }
 
 /**

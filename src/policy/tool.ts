@@ -11,7 +11,7 @@ import { parseArgs } from 'node:util'
 import { z } from 'zod'
 import { PermissionRequest } from '../cli/protocol.js'
 import { feedbackFor, requestOf, type CompiledRule } from './engine.js'
-import { byPosition, formatIssue, PolicyError } from './errors.js'
+import { byPosition, formatIssue, PolicyError, type PolicyIssue } from './errors.js'
 import { lintPolicy } from './lint.js'
 import { compilePolicy, compileResolved, resolvePolicyText, type CompiledPolicy } from './load.js'
 import { PRESET_NAMES, presetText, type PresetName } from './presets.js'
@@ -22,6 +22,11 @@ import type { Decision, MatcherKey, SegmentDecision } from './types.js'
 export interface ToolResult {
   exitCode: 0 | 1 | 2
   output: string
+  /**
+   * `check`: the errors and warnings found, in file order (absent when there are none). Their
+   * `file` is the policy as given (relative to the working directory), for policyAnnotations.
+   */
+  issues?: PolicyIssue[]
 }
 
 export interface ToolOptions {
@@ -111,7 +116,12 @@ export async function checkPolicy(
       ? `${source}: no problems (${resolved.rules.length} rules, ${resolved.parsed.tests.length} tests)`
       : `${source}: ${errors} error${errors === 1 ? '' : 's'}, ${warnings} warning${warnings === 1 ? '' : 's'}`
   const failed = errors > 0 || (options.strict === true && warnings > 0)
-  return { exitCode: failed ? 1 : 0, output: lines(issues.map(formatIssue), summary) }
+  const result: ToolResult = {
+    exitCode: failed ? 1 : 0,
+    output: lines(issues.map(formatIssue), summary)
+  }
+  if (issues.length > 0) result.issues = issues
+  return result
 }
 
 // ---------------------------------------------------------------------------------------------
