@@ -78,6 +78,19 @@ function positiveNumber(name: string, raw: string, fallback: number, integer = f
   return value
 }
 
+/** The `issue-number` input: a positive whole number, `#` allowed (`#42`); undefined when empty. */
+function parseIssueNumber(raw: string): number | undefined {
+  if (raw === '') return undefined
+  const text = raw.replace(/^#/, '')
+  const value = /^\d+$/.test(text) ? Number(text) : NaN
+  if (!Number.isSafeInteger(value) || value <= 0) {
+    throw new UserError(
+      `Input 'issue-number' must be a pull request or issue number such as 42, got '${raw}'. Fix the 'with:' block of the step.`
+    )
+  }
+  return value
+}
+
 /** An http(s) URL (the model endpoint of a BYOK provider). */
 function isHttpUrl(raw: string): boolean {
   try {
@@ -171,9 +184,7 @@ export function readSettings(input: InputReader, env: NodeJS.ProcessEnv = proces
     runnerTemp,
     `copilot-autopilot-${env.GITHUB_RUN_ID ?? 'local'}-${process.pid}`
   )
-  const issueNumberRaw = input('issue-number')
-  const issueNumber =
-    issueNumberRaw === '' ? undefined : positiveNumber('issue-number', issueNumberRaw, 0, true)
+  const issueNumber = parseIssueNumber(input('issue-number'))
 
   return {
     mode,

@@ -62,13 +62,13 @@ describe('resolveTarget', () => {
 
   it('lets the issue-number input override any event', () => {
     expect(
-      resolveTarget({ eventName: 'workflow_dispatch', payload: {}, issueNumberInput: '42', repo })
+      resolveTarget({ eventName: 'workflow_dispatch', payload: {}, issueNumber: 42, repo })
     ).toEqual({ kind: 'issue', number: 42, owner: 'acme', repo: 'widgets', source: 'input' })
     expect(
       resolveTarget({
         eventName: 'pull_request',
         payload: { pull_request: { number: 7 } },
-        issueNumberInput: 9,
+        issueNumber: 9,
         repo
       })
     ).toMatchObject({ kind: 'issue', number: 9, source: 'input' })
@@ -79,31 +79,17 @@ describe('resolveTarget', () => {
       resolveTarget({
         eventName: 'pull_request',
         payload: { pull_request: { number: 7 } },
-        issueNumberInput: '#7',
+        issueNumber: 7,
         repo
       })
     ).toMatchObject({ kind: 'pr', number: 7, source: 'input' })
   })
 
-  it('treats an empty issue-number input as unset', () => {
+  it('uses the event when the issue-number input is unset', () => {
     expect(
-      resolveTarget({
-        eventName: 'issues',
-        payload: { issue: { number: 5 } },
-        issueNumberInput: ' ',
-        repo
-      })
+      resolveTarget({ eventName: 'issues', payload: { issue: { number: 5 } }, repo })
     ).toMatchObject({ kind: 'issue', number: 5, source: 'event' })
   })
-
-  it.each(['abc', '0', '-3', '1.5', '99999999999999999999'])(
-    'rejects the issue-number input %p with a reason',
-    (issueNumberInput) => {
-      const target = resolveTarget({ eventName: 'push', payload: {}, issueNumberInput, repo })
-      expect(target).toMatchObject({ kind: 'none' })
-      if (target.kind === 'none') expect(target.reason).toContain('issue-number')
-    }
-  )
 
   it('has no target when the payload lacks the number it needs', () => {
     expect(resolveTarget({ eventName: 'pull_request', payload: {}, repo })).toMatchObject({

@@ -36,13 +36,22 @@ describe('settings', () => {
     ['timeout-minutes', '0x10'],
     ['timeout-minutes', 'soon'],
     ['max-autopilot-continues', '1.5'],
-    ['issue-number', '#12']
+    ['issue-number', 'abc'],
+    ['issue-number', '0'],
+    ['issue-number', '-3'],
+    ['issue-number', '1.5'],
+    ['issue-number', '99999999999999999999']
   ])("rejects %s: '%s', naming the input and the fix", (name, value) => {
     expect(() => read({ prompt: 'x', [name]: value })).toThrow(
       new RegExp(
         `Input '${name}' must be a .*got '${value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}'.*with:`
       )
     )
+  })
+
+  it('reads the issue-number input once, the way the comment target uses it', () => {
+    expect(read({ prompt: 'x', 'issue-number': '#12' }).issueNumber).toBe(12)
+    expect(read({ prompt: 'x', 'issue-number': '' }).issueNumber).toBeUndefined()
   })
 
   it('takes an http(s) BYOK endpoint and rejects anything else', () => {

@@ -31,8 +31,8 @@ export type Target = CommentTarget | NoTarget
 export interface ResolveTargetInput {
   eventName: string
   payload: unknown
-  /** The raw `issue-number` input: '' or undefined when unset. */
-  issueNumberInput?: string | number | null
+  /** The `issue-number` input, as settings.ts parsed it; undefined when unset. */
+  issueNumber?: number
   repo: RepoRef
 }
 
@@ -86,25 +86,11 @@ function fromEvent(eventName: string, payload: unknown): EventTarget {
   }
 }
 
-function parseIssueNumber(input: string | number): number | undefined {
-  const text = String(input).trim().replace(/^#/, '')
-  if (!/^\d+$/.test(text)) return undefined
-  const n = Number(text)
-  return Number.isSafeInteger(n) && n > 0 ? n : undefined
-}
-
 export function resolveTarget(input: ResolveTargetInput): Target {
   const { owner, repo } = input.repo
   const event = fromEvent(input.eventName, input.payload)
-  const raw = input.issueNumberInput
-  if (raw != null && String(raw).trim() !== '') {
-    const number = parseIssueNumber(raw)
-    if (number === undefined) {
-      return {
-        kind: 'none',
-        reason: `the issue-number input ${JSON.stringify(String(raw))} is not a positive whole number, so no comment is posted`
-      }
-    }
+  const number = input.issueNumber
+  if (number !== undefined) {
     const kind = event.kind === 'pr' && event.number === number ? 'pr' : 'issue'
     return { kind, number, owner, repo, source: 'input' }
   }
