@@ -1,5 +1,5 @@
 /**
- * Event folding: a stream of 1M session events through the real ReportBuilder.onEvent. The
+ * Event folding: a stream of 1M session events through the real fold (src/session/fold.ts). The
  * stream replays a recorded CLI 1.0.102 session (bench/fixtures/session-events.jsonl, every
  * event type the CLI sent, ephemeral ones included) turn after turn with fresh ids, tool call
  * ids and timestamps, each recorded message delta split into DELTAS_PER_MESSAGE chunks the way
@@ -11,7 +11,8 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { SessionEvent } from '../src/cli/protocol.js'
-import { ReportBuilder } from '../src/reporting/report.js'
+import { toReport } from '../src/reporting/report.js'
+import { createState, fold as foldInput } from '../src/session/fold.js'
 
 const TOTAL = Number(process.env.BENCH_FOLD_EVENTS ?? 1_000_000)
 const DELTAS_PER_MESSAGE = 120
@@ -77,10 +78,10 @@ gc?.()
 const mb = (bytes: number): number => Math.round((bytes / 1024 / 1024) * 10) / 10
 const heapStart = process.memoryUsage().heapUsed
 const rssStart = process.memoryUsage.rss()
-const builder = new ReportBuilder({
+const state = createState({
   startedAt: new Date().toISOString(),
   model: null,
-  policy: { source: '.github/copilot-policy.yml', builtIn: false },
+  policySource: '.github/copilot-policy.yml',
   workingDirectory: '/home/runner/work/repo/repo',
   secrets: ['bench-secret-value']
 })
@@ -92,7 +93,7 @@ let foldNs = 0n
 const batch: SessionEvent[] = []
 const fold = (): void => {
   const start = process.hrtime.bigint()
-  for (const event of batch) builder.onEvent(event)
+  for (const event of batch) foldInput(state, { type: 'event', event })
   foldNs += process.hrtime.bigint() - start
   count += batch.length
   batch.length = 0
@@ -109,7 +110,10 @@ for (const event of stream(TOTAL)) {
 fold()
 const wallNs = process.hrtime.bigint() - wallStart
 const rssEnd = process.memoryUsage.rss()
-const report = builder.finish({ status: 'completed', endedAt: new Date().toISOString() })
+const report = toReport(state, {
+  endedAt: new Date().toISOString(),
+  settled: { status: 'completed' }
+})
 gc?.()
 console.log(
   JSON.stringify({

@@ -1,29 +1,37 @@
 /**
  * One run of the action, reading like the pipeline:
- * settings → policy (while the CLI boots, see index.ts) → CLI handshake → session run → report →
- * publish → outputs, always cleaning up.
- * This is the only place that calls core.setFailed.
+ * settings → policy (while the CLI boots, see index.ts) → sandbox → CLI handshake → session run
+ * → report → publish, always cleaning up. Whatever goes wrong becomes the run's ending in its one
+ * state (session/recorder.ts), so the report says it; this is the only place that calls
+ * core.setFailed.
  */
 import fs from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import * as core from '@actions/core'
 import { cliHome, readInputs, type EarlyStart } from './cli/early.js'
-import { CliStarter } from './cli/start.js'
+import { CliStarter, type StartedCli } from './cli/start.js'
 import { UserError, messageOf } from './errors.js'
-import { loadPolicy, runPolicyTests } from './policy/index.js'
+import {
+  PolicyError,
+  loadPolicy,
+  policyAnnotations,
+  runPolicyTests,
+  type CompiledPolicy,
+  type PolicyIssue
+} from './policy/index.js'
 import { checkPolicy, testPolicy } from './policy/tool.js'
-import { ReportBuilder } from './reporting/report.js'
-import { renderComment, renderSummary, renderWorking } from './reporting/render.js'
-import { defaultApiUrl } from './github/client.js'
-import { createCommentPublisher, type CommentPublisher } from './reporting/publish-comment.js'
-import { resolveTarget, type Target } from './reporting/target.js'
-import { actionOutputs } from './reporting/outputs.js'
-import { normalizeSecrets, redactNormalized } from './reporting/text.js'
-import type { Report, RunStatus } from './reporting/types.js'
-import { hasCredential, type Settings } from './settings.js'
-import { Run, type Logger, type RunOutcome } from './session/run.js'
 import { sandboxConfigFor } from './policy/sandbox.js'
+import { toReport } from './reporting/report.js'
+import { renderWorking } from './reporting/render.js'
+import { commentPublisher, publish, runUrl } from './reporting/publish.js'
+import { normalizeSecrets, redactNormalized } from './reporting/text.js'
+import type { Report } from './reporting/types.js'
+import { hasCredential, type Settings } from './settings.js'
+import type { Ending } from './session/fold.js'
+import type { Logger } from './session/log.js'
+import { Recorder } from './session/recorder.js'
+import { Run } from './session/run.js'
 import { planSandbox, probeSandbox, SANDBOX_FIX, type SandboxPlan } from './session/sandbox.js'
 
 export interface RunResult {
@@ -37,6 +45,9 @@ const log: Logger = {
   debug: (line) => core.debug(line),
   group: (name, work) => core.group(name, work)
 }
+
+const NO_CREDENTIAL =
+  "No credential for Copilot: set 'copilot-token' (a fine-grained PAT with the \"Copilot Requests\" permission, or a GitHub App token with copilot_requests: write), or leave 'github-token' at its default and grant the workflow 'permissions: copilot-requests: write' (the organization policy must allow Copilot CLI), or configure a BYOK provider."
 
 /**
  * Runs the action. Returns what it reported (for tests); sets the step's failure itself. `early`
@@ -55,27 +66,28 @@ export async function run(
   process.on('SIGTERM', onSignal)
   early?.cli?.adopt()
   try {
-    return await runWith(env, cancel.signal, early)
+    const inputs = early?.inputs ?? readInputs(env)
+    if ('error' in inputs) {
+      core.setFailed(messageOf(inputs.error))
+      return { report: null, outputs: {} }
+    }
+    const { settings } = inputs
+    for (const secret of settings.secrets) core.setSecret(secret)
+    if (settings.mode === 'check-policy') return await checkPolicyOnly(settings, env)
+    return await runAgent(settings, env, cancel.signal, early)
   } finally {
     process.off('SIGINT', onSignal)
     process.off('SIGTERM', onSignal)
   }
 }
 
-async function runWith(
+async function runAgent(
+  settings: Settings,
   env: NodeJS.ProcessEnv,
   signal: AbortSignal,
   early: EarlyStart | undefined
 ): Promise<RunResult> {
-  const startedAt = new Date()
-  const inputs = early?.inputs ?? readInputs(env)
-  if ('error' in inputs) {
-    core.setFailed(messageOf(inputs.error))
-    return { report: null, outputs: {} }
-  }
-  const { settings } = inputs
-  for (const secret of settings.secrets) core.setSecret(secret)
-  if (settings.mode === 'check-policy') return checkPolicyOnly(settings)
+  const startedAt = new Date().toISOString()
   // normalized once: clean() runs for every line of command output
   const secrets = normalizeSecrets(settings.secrets)
   const clean = (text: string): string => redactNormalized(text, secrets)
@@ -84,101 +96,51 @@ async function runWith(
   // Posted while the policy loads and the CLI starts; the final comment waits for it.
   const working = comments
     ?.publish(
-      renderWorking({
-        startedAt: startedAt.toISOString(),
-        runUrl: link,
-        prompt: settings.prompt,
-        secrets: settings.secrets
-      })
+      renderWorking({ startedAt, runUrl: link, prompt: settings.prompt, secrets: settings.secrets })
     )
     .then((result) => {
       if (result.fallback) core.warning(result.fallback)
     })
-
-  const report = new ReportBuilder({
-    startedAt: startedAt.toISOString(),
+  const recorder = new Recorder({
+    startedAt,
     model: settings.model ?? null,
-    policy: { source: settings.policyPath, builtIn: false },
+    policySource: settings.policyPath,
     workingDirectory: settings.workingDirectory,
-    secrets: settings.secrets
+    secrets: settings.secrets,
+    maxAutopilotContinues: settings.maxAutopilotContinues,
+    commandTimeoutMs: settings.commandTimeoutMs
   })
-  let outcome: RunOutcome
-  let cli: CliStarter | undefined
-  let session: Run | undefined
-  let stopped: Promise<unknown> | undefined
+
+  // The CLI boots (~0.4 s) while the policy loads; no session exists before the policy has
+  // loaded and passed its own tests. No credential: the entry started no CLI either.
+  const cli = hasCredential(settings)
+    ? new CliStarter({ settings, early: early?.cli, env, log: (line) => core.info(line), signal })
+    : undefined
+  let stopped: Promise<void> | undefined
   try {
-    if (!hasCredential(settings)) {
-      throw new UserError(
-        "No credential for Copilot: set 'copilot-token' (a fine-grained PAT with the \"Copilot Requests\" permission, or a GitHub App token with copilot_requests: write), or leave 'github-token' at its default and grant the workflow 'permissions: copilot-requests: write' (the organization policy must allow Copilot CLI), or configure a BYOK provider."
-      )
-    }
-    // The CLI boots (~0.4 s) while the policy loads; no session exists before the policy has
-    // loaded and passed its own tests.
-    cli = new CliStarter({
-      settings,
-      early: early?.cli,
-      env,
-      log: (line) => core.info(line),
-      signal
-    })
+    if (!cli) throw new UserError(NO_CREDENTIAL)
     // Whether the OS sandbox works here (one bwrap spawn) is found out while the policy loads.
     const sandboxProbe = probeSandbox(env)
-    const policy = await core.group('Policy', async () => {
-      const loaded = await loadPolicy({
-        path: settings.policyPath,
-        workingDirectory: settings.workingDirectory
-      })
-      const failures = runPolicyTests(loaded)
-      if (failures.length > 0) {
-        throw new UserError(
-          `The policy's own tests fail, so the run does not start (fix the policy or its tests):\n${failures.map((f) => `- ${f.message}`).join('\n')}`
-        )
-      }
-      if (loaded.tests.length > 0) core.info(`Policy tests: ${loaded.tests.length} passed`)
-      if (loaded.builtIn) {
-        core.notice(
-          `No policy file at ${path.relative(settings.workingDirectory, settings.policyPath) || settings.policyPath}: the built-in read-only policy applies.`
-        )
-      } else {
-        core.info(`Policy: ${loaded.source}`)
-      }
-      return loaded
-    })
-    report.setPolicy({ source: policy.source, builtIn: policy.builtIn })
+    const policy = await core.group('Policy', () => loadCheckedPolicy(settings, env, recorder))
     // `required` without a working sandbox fails here, before any session exists.
     const sandbox = planSandbox(policy.sandboxMode, await sandboxProbe, () =>
-      sandboxConfigFor(policy, {
-        workingDirectory: settings.workingDirectory,
-        env,
-        actionDir: path.dirname(fileURLToPath(import.meta.url)),
-        copilotHome: cliHome(settings),
-        exists: (p) => fs.existsSync(p),
-        children: (dir) => {
-          try {
-            return fs.readdirSync(dir)
-          } catch {
-            return []
-          }
-        }
-      })
+      sandboxConfigFor(policy, sandboxContext(settings, env))
     )
-    report.setSandbox(sandbox.record)
+    recorder.record({
+      type: 'sandbox',
+      record: sandbox.record,
+      required: sandbox.mode === 'required'
+    })
     logSandbox(sandbox)
-
     const started = await cli.started
-    if (started.version) report.setCliVersion(started.version)
+    if (started.version) recorder.record({ type: 'cli', version: started.version })
     core.info(
       `Connected to Copilot CLI ${started.version ?? '(version not reported)'} (protocol ${started.protocolVersion})`
     )
-    const { process: process_, connection } = started
-    const cliExited = process_.exited.then(
-      (exit) =>
-        `The Copilot CLI exited during the run (code ${exit.code ?? 'none'}, signal ${exit.signal ?? 'none'}). Last stderr lines:\n${clean(process_.lastStderr(15).join('\n'))}`
-    )
-    session = new Run({
-      connection,
+    await new Run({
+      api: started.api,
       policy,
-      observer: report,
+      recorder,
       log,
       prompt: settings.prompt,
       workingDirectory: settings.workingDirectory,
@@ -186,59 +148,171 @@ async function runWith(
       provider: settings.provider,
       // copilotToken is unset with a BYOK provider
       tokenRegistration: settings.copilotToken
-        ? connection.provideGitHubToken(settings.copilotToken)
+        ? started.api.provideGitHubToken(settings.copilotToken)
         : undefined,
       planFirst: settings.planFirst,
-      sandbox: sandbox.config
-        ? { config: sandbox.config, required: sandbox.mode === 'required' }
-        : undefined,
+      sandbox: sandbox.config,
       trustedConfig: settings.trustedConfig,
       maxAutopilotContinues: settings.maxAutopilotContinues,
       timeoutMs: settings.timeoutMs,
       idleTimeoutMs: settings.idleTimeoutMs,
       signal,
-      cliExited,
+      cliExited: cliExit(started, clean),
       setupCommands: settings.setupCommands,
       verifyCommands: settings.verifyCommands,
       commandTimeoutMs: settings.commandTimeoutMs,
       scratchDir: path.join(settings.tempDir, 'commands'),
-      protectedGroups: [process_.pid ?? -1, process.pid],
+      protectedGroups: [started.process.pid ?? -1, process.pid],
       redact: clean
-    })
-    outcome = await session.execute()
+    }).execute()
   } catch (error) {
-    const status: RunStatus = signal.aborted ? 'cancelled' : 'failed'
-    let message = messageOf(error)
-    const process_ = cli?.process
-    if (process_?.hasExited && !(error instanceof UserError)) {
-      message += `\nLast stderr lines of the Copilot CLI:\n${process_.lastStderr(15).join('\n')}`
-      if (settings.cliPath && !cli?.connected) {
-        message += `\nThe executable at 'cli-path' (${settings.cliPath}) did not run as the Copilot CLI: fix 'cli-path', or remove it to let the action install 'cli-version'.`
-      }
-    }
-    outcome = {
-      // a session created before the failure still names its events file
-      sessionId: session?.createdSessionId ?? null,
-      summary: null,
-      status,
-      error: {
-        message: clean(message),
-        type: error instanceof UserError ? 'configuration' : 'error'
-      }
-    }
-    if (!(error instanceof UserError))
-      core.debug(clean(error instanceof Error ? (error.stack ?? message) : message))
+    recorder.record({ type: 'ended', ending: crash(error, signal, settings, cli, clean) })
   } finally {
     // Any session is shut down by now (its metrics are in): the CLI exits (~40 ms after
     // SIGTERM) while the report is written and published.
-    // (no CliStarter: no credential, and then the entry started no CLI either)
     stopped = cli?.stop()
   }
   try {
     await working
-    return await finish(report, outcome, settings, comments, link, clean)
+    const report = toReport(recorder.state, { endedAt: new Date().toISOString() })
+    const sessionId = recorder.state.sessionId
+    const events = sessionId
+      ? path.join(cliHome(settings), 'session-state', sessionId, 'events.jsonl')
+      : undefined
+    const outputs = await publish(report, {
+      settings,
+      comments,
+      runUrl: link,
+      eventsPath: events && fs.existsSync(events) ? events : undefined
+    })
+    conclude(report, clean)
+    return { report, outputs }
   } finally {
     await stopped
+  }
+}
+
+/** Load the policy and run its own tests; a bad policy is annotated on its file and recorded. */
+async function loadCheckedPolicy(
+  settings: Settings,
+  env: NodeJS.ProcessEnv,
+  recorder: Recorder
+): Promise<CompiledPolicy> {
+  let policy: CompiledPolicy
+  try {
+    policy = await loadPolicy({
+      path: settings.policyPath,
+      workingDirectory: settings.workingDirectory
+    })
+  } catch (error) {
+    if (error instanceof PolicyError) {
+      annotate(error.issues, settings, env)
+      recorder.record({
+        type: 'policy',
+        source: settings.policyPath,
+        builtIn: false,
+        issues: error.issues.filter((issue) => issue.severity === 'error')
+      })
+    }
+    throw error
+  }
+  recorder.record({ type: 'policy', source: policy.source, builtIn: policy.builtIn })
+  const failures = runPolicyTests(policy)
+  if (failures.length > 0) {
+    throw new UserError(
+      `The policy's own tests fail, so the run does not start (fix the policy or its tests):\n${failures.map((f) => `- ${f.message}`).join('\n')}`
+    )
+  }
+  if (policy.tests.length > 0) core.info(`Policy tests: ${policy.tests.length} passed`)
+  if (policy.builtIn) {
+    core.notice(
+      `No policy file at ${path.relative(settings.workingDirectory, settings.policyPath) || settings.policyPath}: the built-in read-only policy applies.`
+    )
+  } else {
+    core.info(`Policy: ${policy.source}`)
+  }
+  return policy
+}
+
+/** Each policy error as an annotation on the file, line and column (`::error file=…,line=…`). */
+function annotate(
+  issues: readonly PolicyIssue[],
+  settings: Settings,
+  env: NodeJS.ProcessEnv
+): void {
+  const annotations = policyAnnotations(issues, {
+    workspace: env.GITHUB_WORKSPACE,
+    workingDirectory: settings.workingDirectory
+  })
+  for (const annotation of annotations) {
+    if (annotation.level === 'error') core.error(annotation.message, annotation.properties)
+    else core.warning(annotation.message, annotation.properties)
+  }
+}
+
+/** What ended a run that could not go on: a cancellation, bad configuration, or a bug/outage. */
+function crash(
+  error: unknown,
+  signal: AbortSignal,
+  settings: Settings,
+  cli: CliStarter | undefined,
+  clean: (text: string) => string
+): Ending {
+  if (signal.aborted) return { kind: 'cancelled', during: 'agent' }
+  let message = messageOf(error)
+  const process_ = cli?.process
+  if (process_?.hasExited && !(error instanceof UserError)) {
+    message += `\nLast stderr lines of the Copilot CLI:\n${process_.lastStderr(15).join('\n')}`
+    if (settings.cliPath && !cli?.connected) {
+      message += `\nThe executable at 'cli-path' (${settings.cliPath}) did not run as the Copilot CLI: fix 'cli-path', or remove it to let the action install 'cli-version'.`
+    }
+  }
+  if (!(error instanceof UserError))
+    core.debug(clean(error instanceof Error ? (error.stack ?? message) : message))
+  return {
+    kind: 'crashed',
+    message: clean(message),
+    type: error instanceof UserError ? 'configuration' : 'error'
+  }
+}
+
+/** The step's result, in agreement with the report's status (the `status` output). */
+function conclude(report: Report, clean: (text: string) => string): void {
+  if (report.status === 'completed') {
+    core.info(`Completed: ${clean(report.summary ?? '')}`)
+    return
+  }
+  core.setFailed(
+    clean(`Copilot run ${report.status}${report.error ? `: ${report.error.message}` : ''}`)
+  )
+}
+
+/** Resolves with a description when the CLI exits during the run. */
+function cliExit(started: StartedCli, clean: (text: string) => string): Promise<string> {
+  const cli = started.process
+  return cli.exited.then(
+    (exit) =>
+      `The Copilot CLI exited during the run (code ${exit.code ?? 'none'}, signal ${exit.signal ?? 'none'}). Last stderr lines:\n${clean(cli.lastStderr(15).join('\n'))}`
+  )
+}
+
+function sandboxContext(
+  settings: Settings,
+  env: NodeJS.ProcessEnv
+): Parameters<typeof sandboxConfigFor>[1] {
+  return {
+    workingDirectory: settings.workingDirectory,
+    env,
+    actionDir: path.dirname(fileURLToPath(import.meta.url)),
+    copilotHome: cliHome(settings),
+    exists: (p) => fs.existsSync(p),
+    children: (dir) => {
+      try {
+        return fs.readdirSync(dir)
+      } catch {
+        return []
+      }
+    }
   }
 }
 
@@ -259,35 +333,8 @@ function logSandbox(sandbox: SandboxPlan): void {
   }
 }
 
-async function finish(
-  report: ReportBuilder,
-  outcome: RunOutcome,
-  settings: Settings,
-  comments: CommentPublisher | undefined,
-  link: string | undefined,
-  clean: (text: string) => string
-): Promise<RunResult> {
-  const final = report.finish({
-    status: outcome.status,
-    endedAt: new Date().toISOString(),
-    summary: outcome.summary,
-    error: outcome.error
-  })
-  const outputs = await publish(final, outcome, settings, comments, link)
-  if (outcome.status !== 'completed') {
-    core.setFailed(
-      clean(`Copilot run ${outcome.status}${outcome.error ? `: ${outcome.error.message}` : ''}`)
-    )
-  } else if (outcome.verifyPassed === false) {
-    core.setFailed('The agent completed, but a verify command failed (see the report).')
-  } else {
-    core.info(`Completed: ${clean(outcome.summary ?? '')}`)
-  }
-  return { report: final, outputs }
-}
-
 /** `mode: check-policy`: validate, lint and test the policy file; never start the CLI. */
-async function checkPolicyOnly(settings: Settings): Promise<RunResult> {
+async function checkPolicyOnly(settings: Settings, env: NodeJS.ProcessEnv): Promise<RunResult> {
   const options = { workingDirectory: settings.workingDirectory }
   const relative =
     path.relative(settings.workingDirectory, settings.policyPath) || settings.policyPath
@@ -296,6 +343,7 @@ async function checkPolicyOnly(settings: Settings): Promise<RunResult> {
     core.info(result.output)
     return result
   })
+  if (check.issues) annotate(check.issues, settings, env)
   const tests =
     check.exitCode === 0
       ? await core.group('copilot-policy test', async () => {
@@ -313,97 +361,4 @@ async function checkPolicyOnly(settings: Settings): Promise<RunResult> {
     .catch((error: unknown) => core.warning(`Could not write the job summary: ${messageOf(error)}`))
   if (!ok) core.setFailed(`The policy ${relative} has errors or failing tests (see the log).`)
   return { report: null, outputs: { status: ok ? 'completed' : 'failed' } }
-}
-
-/** Everything the run leaves behind: the JSON report, outputs, the comment and the job summary. */
-async function publish(
-  report: Report,
-  outcome: RunOutcome,
-  settings: Settings,
-  comments: CommentPublisher | undefined,
-  link: string | undefined
-): Promise<Record<string, string>> {
-  const outputs: Record<string, string> = actionOutputs(report, settings.reportPath)
-  try {
-    fs.mkdirSync(path.dirname(settings.reportPath), { recursive: true })
-    fs.writeFileSync(settings.reportPath, JSON.stringify(report, null, 2) + '\n')
-  } catch (error) {
-    core.warning(`Could not write the report to ${settings.reportPath}: ${messageOf(error)}`)
-    outputs['report-path'] = ''
-  }
-  if (outcome.verifyPassed !== undefined) outputs['verify-passed'] = String(outcome.verifyPassed)
-  if (outcome.sessionId) {
-    const events = path.join(cliHome(settings), 'session-state', outcome.sessionId, 'events.jsonl')
-    if (fs.existsSync(events)) outputs['events-path'] = events
-  }
-  let summaryNote = ''
-  if (comments) {
-    const published = await comments.publish(
-      renderComment(report, { marker: comments.marker, runUrl: link })
-    )
-    if (published.url) outputs['comment-url'] = published.url
-    if (published.fallback) {
-      core.warning(published.fallback)
-      summaryNote = `> [!WARNING]\n> The PR comment could not be written: ${published.fallback.replace(/\n/g, ' ')}\n\n`
-    }
-  }
-  for (const [name, value] of Object.entries(outputs)) core.setOutput(name, value)
-  try {
-    await core.summary.addRaw(summaryNote + renderSummary(report, { runUrl: link }), true).write()
-  } catch (error) {
-    core.warning(`Could not write the job summary: ${messageOf(error)}`)
-  }
-  return outputs
-}
-
-/** The sticky comment's publisher, or undefined (with a notice) when there is nothing to comment on. */
-function commentPublisher(
-  settings: Settings,
-  env: NodeJS.ProcessEnv
-): CommentPublisher | undefined {
-  if (settings.comment === 'off') return undefined
-  const target = commentTarget(settings, env)
-  if (target.kind === 'none') {
-    core.notice(`No PR comment: ${target.reason} The report is in the job summary.`)
-    return undefined
-  }
-  if (!settings.githubToken) {
-    core.warning(
-      "No PR comment: the input 'github-token' is empty. The report is in the job summary."
-    )
-    return undefined
-  }
-  return createCommentPublisher({
-    token: settings.githubToken,
-    apiUrl: defaultApiUrl(env),
-    target,
-    key: settings.commentKey,
-    mode: settings.comment,
-    log: { debug: (line) => core.debug(line), warning: (line) => core.warning(line) }
-  })
-}
-
-function commentTarget(settings: Settings, env: NodeJS.ProcessEnv): Target {
-  const [owner = '', repo = ''] = (env.GITHUB_REPOSITORY ?? '').split('/')
-  if (!owner || !repo)
-    return { kind: 'none', reason: 'GITHUB_REPOSITORY is not set (not running on a runner).' }
-  let payload: unknown = {}
-  if (env.GITHUB_EVENT_PATH && fs.existsSync(env.GITHUB_EVENT_PATH)) {
-    try {
-      payload = JSON.parse(fs.readFileSync(env.GITHUB_EVENT_PATH, 'utf8'))
-    } catch (error) {
-      core.warning(`Could not read the event payload ${env.GITHUB_EVENT_PATH}: ${messageOf(error)}`)
-    }
-  }
-  return resolveTarget({
-    eventName: env.GITHUB_EVENT_NAME ?? '',
-    payload,
-    issueNumberInput: settings.issueNumber ?? null,
-    repo: { owner, repo }
-  })
-}
-
-function runUrl(env: NodeJS.ProcessEnv): string | undefined {
-  const { GITHUB_SERVER_URL: server, GITHUB_REPOSITORY: repo, GITHUB_RUN_ID: id } = env
-  return server && repo && id ? `${server}/${repo}/actions/runs/${id}` : undefined
 }

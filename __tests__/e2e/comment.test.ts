@@ -113,8 +113,9 @@ describe('the sticky PR comment', () => {
     const report = result.report!
     const usage = report.metrics.models[MODEL]!
     expect(usage.inputTokens).toBeGreaterThan(0)
-    // Tokens per model, requests, lines: the numbers the session reported at shutdown.
-    const row = body
+    // Tokens per model, requests, lines: the numbers the session reported at shutdown, exactly
+    // in the job summary's table, in one compact line in the comment.
+    const row = result.summary
       .split('\n')
       .find((line) => line.includes(`\`${MODEL}\``) && line.startsWith('|'))!
     expect(row.split('|').map((cell) => cell.trim())).toEqual([
@@ -127,12 +128,18 @@ describe('the sticky PR comment', () => {
       String(usage.cacheWriteTokens),
       ''
     ])
-    expect(body).toContain(`**Premium requests** ${report.metrics.premiumRequests}`)
-    expect(body).toContain(
-      `**Lines** +${report.metrics.linesAdded} −${report.metrics.linesRemoved}`
-    )
+    expect(result.summary).toContain(`**Premium requests** ${report.metrics.premiumRequests}`)
     expect(report.metrics.linesAdded).toBe(2)
-    expect(body).toContain('`src/fix.ts`')
+    const figures = body.split('\n').find((line) => line.startsWith('<sub>'))!
+    expect(figures).toContain(
+      `${report.metrics.premiumRequests} premium request${report.metrics.premiumRequests === 1 ? '' : 's'}`
+    )
+    expect(figures).toContain(
+      `+${report.metrics.linesAdded} −${report.metrics.linesRemoved} in 1 file`
+    )
+    expect(result.summary).toContain('`src/fix.ts`')
+    // Short: the whole comment fits a glance.
+    expect(body.length).toBeLessThan(8000)
     // The todos, as a checklist with status.
     expect(report.plan.todos.map((t) => [t.id, t.status])).toEqual([
       ['write-fix', 'done'],

@@ -104,9 +104,10 @@ describe('setup and verify commands', () => {
     ])
   })
 
-  it('fails the step when a verify command fails, keeping the agent status', async () => {
+  it('a verify command failing after task_complete: verify-failed everywhere, step failed', async () => {
     const result = await runWith([complete], { 'verify-commands': 'echo checking; false' })
-    expect(result.outputs.status).toBe('completed')
+    expect(result.outputs.status).toBe('verify-failed')
+    expect(result.report!.status).toBe('verify-failed')
     expect(result.outputs['verify-passed']).toBe('false')
     expect(result.exitCode).not.toBe(0)
     expect(result.report!.commands[0]).toMatchObject({

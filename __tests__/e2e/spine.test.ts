@@ -211,6 +211,13 @@ describe('a policy-gated autopilot run of the real CLI', () => {
     expect(result.exitCode).not.toBe(0)
     expect(result.report!.error?.message).toMatch(/copilot-policy\.yml:4:5/)
     expect(result.summary).toMatch(/copilot-policy\.yml:4:5/)
+    // An annotation on the file, where its author looks.
+    expect(result.stdout).toMatch(
+      /^::error title=[^,]*,file=\.github\/copilot-policy\.yml,line=4,col=5::.*decison/m
+    )
+    const issues = result.report!.policy.issues ?? []
+    expect(issues.map((i) => [i.line, i.column])).toEqual([[4, 5]])
+    expect(issues[0]?.message).toMatch(/decison/)
   })
 
   it("refuses to run when the policy's own tests fail, naming the test's line", async () => {

@@ -4,7 +4,7 @@
  */
 import type { PermissionRequest, SessionEvent } from '../../src/cli/protocol.js'
 import type { Decision } from '../../src/policy/types.js'
-import type { ReportBuilder } from '../../src/reporting/report.js'
+import { fold, type RunState } from '../../src/session/fold.js'
 import type { Report, RunStatus } from '../../src/reporting/types.js'
 
 export const SECRET = 'ghp_SuperSecretToken1234567890'
@@ -299,29 +299,39 @@ export function sampleReport(status: RunStatus, overrides: Partial<Report> = {})
       ]
     },
     tools: [
-      { toolCallId: 'c1', name: 'bash', success: true, durationMs: 2400, detail: 'npm test' },
+      {
+        toolCallId: 'c1',
+        name: 'bash',
+        outcome: 'succeeded',
+        success: true,
+        durationMs: 2400,
+        target: 'npm test'
+      },
       {
         toolCallId: 'c2',
         name: 'view',
+        outcome: 'failed',
         success: false,
         durationMs: 12,
-        detail: 'failure: Path does not exist',
+        target: '/home/runner/work/app/app/src/missing.ts',
         error: 'failure: Path does not exist'
       },
       {
         toolCallId: 'c3',
         name: 'bash',
+        outcome: 'denied',
         success: false,
         durationMs: null,
-        detail: 'git push origin main',
-        error: 'denied: Permission denied'
+        target: 'git push origin main',
+        rule: 'no-push',
+        error: 'Pushing is done by the workflow.'
       },
-      { toolCallId: 'c4', name: 'edit', success: true, durationMs: 300 }
+      { toolCallId: 'c4', name: 'edit', outcome: 'succeeded', success: true, durationMs: 300 }
     ],
     toolStats: {
-      bash: { calls: 2, succeeded: 1, failed: 1, durationMs: 2400 },
-      view: { calls: 1, succeeded: 0, failed: 1, durationMs: 12 },
-      edit: { calls: 1, succeeded: 1, failed: 0, durationMs: 300 }
+      bash: { calls: 2, succeeded: 1, failed: 0, denied: 1, durationMs: 2400 },
+      view: { calls: 1, succeeded: 0, failed: 1, denied: 0, durationMs: 12 },
+      edit: { calls: 1, succeeded: 1, failed: 0, denied: 0, durationMs: 300 }
     },
     permissions: [
       {
@@ -397,10 +407,11 @@ export function sampleReport(status: RunStatus, overrides: Partial<Report> = {})
   }
 }
 
-/** Feeds recorded steps to a builder, events and decisions in order. */
-export function play(b: ReportBuilder, steps: Step[]): void {
+/** Folds recorded steps into a run's state, events and decisions in order. */
+export function play(state: RunState, steps: Step[]): RunState {
   for (const step of steps) {
-    if ('event' in step) b.onEvent(step.event)
-    else b.onDecision(step.decision.requestId, step.decision.request, step.decision.decision)
+    if ('event' in step) fold(state, { type: 'event', event: step.event })
+    else fold(state, { type: 'decision', ...step.decision })
   }
+  return state
 }

@@ -1,8 +1,32 @@
-import { OUTPUT_NAMES, actionOutputs } from '../../src/reporting/outputs.js'
-import { sampleReport } from './fixtures.js'
+import fs from 'node:fs'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import YAML from 'yaml'
+import { OUTPUT_NAMES, actionOutputs, verifyPassed } from '../../src/reporting/outputs.js'
+import { RUN_STATUSES, type CommandRecord } from '../../src/reporting/types.js'
+import { SESSION_ID, sampleReport } from './sample-reports.js'
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..')
+
+function actionYmlOutputs(): Record<string, { description?: unknown }> {
+  const action: unknown = YAML.parse(fs.readFileSync(path.join(ROOT, 'action.yml'), 'utf8'))
+  if (typeof action !== 'object' || action === null || !('outputs' in action)) {
+    throw new Error('action.yml has no outputs')
+  }
+  return action.outputs as Record<string, { description?: unknown }>
+}
+
+const verify = (exitCode: number | null, timedOut = false): CommandRecord => ({
+  phase: 'verify',
+  command: 'npm test',
+  exitCode,
+  timedOut,
+  durationMs: 10,
+  outputTail: ''
+})
 
 describe('actionOutputs', () => {
-  it('gives exactly the declared outputs, as strings', () => {
+  it('gives every declared output, as strings', () => {
     const report = sampleReport('completed')
     report.metrics.models.other = {
       requests: 1,
@@ -11,10 +35,15 @@ describe('actionOutputs', () => {
       cacheReadTokens: 0,
       cacheWriteTokens: 0
     }
-    expect(actionOutputs(report, '/tmp/report.json')).toEqual({
+    const outputs = actionOutputs(report, {
+      reportPath: '/tmp/report.json',
+      commentUrl: 'https://github.com/o/r/pull/1#issuecomment-2',
+      eventsPath: '/tmp/events.jsonl'
+    })
+    expect(outputs).toEqual({
       status: 'completed',
-      'session-id': 'b6f5c1d2-0000-4000-8000-000000000001',
-      summary: 'Fixed `sum()` in `src/sum.ts`; all 13 tests pass.',
+      'session-id': SESSION_ID,
+      summary: report.summary,
       'report-path': '/tmp/report.json',
       'premium-requests': '7',
       'input-tokens': '70005',
@@ -22,9 +51,12 @@ describe('actionOutputs', () => {
       'lines-added': '12',
       'lines-removed': '3',
       'files-modified': '2',
-      'permissions-denied': '2'
+      'permissions-denied': '2',
+      'verify-passed': 'true',
+      'comment-url': 'https://github.com/o/r/pull/1#issuecomment-2',
+      'events-path': '/tmp/events.jsonl'
     })
-    expect(Object.keys(actionOutputs(report, 'r')).sort()).toEqual([...OUTPUT_NAMES].sort())
+    expect(Object.keys(outputs).sort()).toEqual([...OUTPUT_NAMES].sort())
   })
 
   it('uses empty strings and zeros for what is missing', () => {
@@ -32,7 +64,8 @@ describe('actionOutputs', () => {
       sessionId: null,
       summary: null,
       permissions: [],
-      permissionCounts: {}
+      permissionCounts: {},
+      commands: []
     })
     report.metrics = {
       premiumRequests: 0.1 + 0.2,
@@ -42,20 +75,60 @@ describe('actionOutputs', () => {
       filesModified: [],
       models: {}
     }
-    expect(actionOutputs(report, 'r')).toMatchObject({
+    expect(actionOutputs(report, { reportPath: '' })).toMatchObject({
       status: 'failed',
       'session-id': '',
       summary: '',
+      'report-path': '',
       'premium-requests': '0.3',
       'input-tokens': '0',
       'files-modified': '0',
-      'permissions-denied': '0'
+      'permissions-denied': '0',
+      'verify-passed': '',
+      'comment-url': '',
+      'events-path': ''
     })
   })
 
   it('counts denials from the records when a report has no aggregate counts', () => {
     const report = sampleReport('completed')
     delete report.permissionCounts
-    expect(actionOutputs(report, 'r')['permissions-denied']).toBe('2')
+    report.permissions.push({ ...report.permissions[1]!, requestId: 'p9' })
+    expect(actionOutputs(report, { reportPath: 'r' })['permissions-denied']).toBe('3')
+  })
+})
+
+describe('verifyPassed', () => {
+  const withCommands = (commands: CommandRecord[]) => sampleReport('completed', { commands })
+
+  it('is true only when every verify command exited 0 in time', () => {
+    expect(verifyPassed(withCommands([verify(0), verify(0)]))).toBe('true')
+    expect(verifyPassed(withCommands([verify(0), verify(2)]))).toBe('false')
+    expect(verifyPassed(withCommands([verify(0, true)]))).toBe('false')
+    expect(verifyPassed(withCommands([verify(null)]))).toBe('false')
+  })
+
+  it('is empty when no verify command ran (setup commands do not count)', () => {
+    expect(verifyPassed(withCommands([]))).toBe('')
+    expect(verifyPassed(withCommands([{ ...verify(1), phase: 'setup' }]))).toBe('')
+    expect(verifyPassed(sampleReport('verify-failed'))).toBe('false')
+  })
+})
+
+describe('action.yml', () => {
+  const outputs = actionYmlOutputs()
+
+  it('declares exactly the outputs the action sets', () => {
+    expect(Object.keys(outputs).sort()).toEqual([...OUTPUT_NAMES].sort())
+  })
+
+  it('describes every run status in the status output', () => {
+    const raw = outputs.status?.description
+    const description = typeof raw === 'string' ? raw : ''
+    expect(description).not.toBe('')
+    const missing = RUN_STATUSES.filter(
+      (status) => !new RegExp(`(?<![\\w-])${status}(?![\\w-])`).test(description)
+    )
+    expect(missing).toEqual([])
   })
 })

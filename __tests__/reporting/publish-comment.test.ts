@@ -1,9 +1,6 @@
 import type { CommentPublisherOptions } from '../../src/reporting/publish-comment.js'
-import {
-  createCommentPublisher,
-  markerFor,
-  MAX_COMMENT_LENGTH
-} from '../../src/reporting/publish-comment.js'
+import { createCommentPublisher, markerFor } from '../../src/reporting/publish-comment.js'
+import { GITHUB_COMMENT_LIMIT } from '../../src/reporting/limits.js'
 import type { CommentTarget } from '../../src/reporting/target.js'
 import type { FakeGitHub } from '../../test-support/github-api.js'
 import { startFakeGitHub } from '../../test-support/github-api.js'
@@ -278,10 +275,10 @@ describe('createCommentPublisher', () => {
   })
 
   it('truncates bodies over GitHub’s limit, keeping the marker', async () => {
-    const result = await publisher().publish('x'.repeat(MAX_COMMENT_LENGTH + 10))
+    const result = await publisher().publish('x'.repeat(GITHUB_COMMENT_LIMIT + 10))
     expect(result.fallback).toBeUndefined()
     const body = api.comments(OWNER, REPO, 7)[0]?.body ?? ''
-    expect(body.length).toBe(MAX_COMMENT_LENGTH)
+    expect(body.length).toBe(GITHUB_COMMENT_LIMIT)
     expect(body.startsWith(markerFor())).toBe(true)
     expect(body).toContain('truncated')
   })

@@ -1,141 +1,449 @@
-import { ReportBuilder } from '../../src/reporting/report.js'
 import {
   COMMENT_MAX_LENGTH,
-  formatDuration,
+  GITHUB_COMMENT_LIMIT,
   relativePath,
   renderComment,
-  renderSummary,
   renderWorking
 } from '../../src/reporting/render.js'
-import type { Report, RunStatus, ToolCallRecord } from '../../src/reporting/types.js'
-import { SECRET, START, play, recordedSession, sampleReport } from './fixtures.js'
+import { RUN_STATUSES, type Report, type RunStatus } from '../../src/reporting/types.js'
+import {
+  ROOT,
+  SECRET,
+  START,
+  badPolicyReport,
+  busyReport,
+  emptySections,
+  expectWellFormed,
+  giantReport,
+  prose,
+  sampleReport,
+  structure
+} from './sample-reports.js'
 
 const MARKER = '<!-- copilot-autopilot:comment -->'
 const RUN_URL = 'https://github.com/octo/app/actions/runs/42'
-const STATUSES: RunStatus[] = ['completed', 'incomplete', 'failed', 'timed-out', 'cancelled']
+const SUMMARY_URL = 'https://github.com/octo/app/actions/runs/42/job/7#summary-7'
 
-const comment = (report: Report, maxLength?: number): string =>
-  renderComment(report, { marker: MARKER, runUrl: RUN_URL, ...(maxLength ? { maxLength } : {}) })
+const comment = (report: Report, options: { maxLength?: number; summaryUrl?: string } = {}) =>
+  renderComment(report, { marker: MARKER, runUrl: RUN_URL, ...options })
 
-/**
- * The block structure as GitHub would see it, from column 0: fenced code blocks (backtick fences
- * of 3+), `<details>` open/close lines and section headings outside them.
- */
-function structure(markdown: string): {
-  unclosedFence: boolean
-  details: string[]
-  headings: string[]
-} {
-  let fence: string | null = null
-  const details: string[] = []
-  const headings: string[] = []
-  for (const line of markdown.split('\n')) {
-    if (fence !== null) {
-      if (line.trimEnd() === fence || (line.startsWith(fence) && /^`+\s*$/.test(line))) fence = null
-      continue
-    }
-    const open = /^(`{3,})/.exec(line)
-    if (open) {
-      fence = open[1] as string
-      continue
-    }
-    if (/^<details( open)?>$/.test(line)) details.push('open')
-    if (line === '</details>') details.push('close')
-    if (/^#{1,6} /.test(line)) headings.push(line)
+const HEADLINES: Record<RunStatus, string> = {
+  completed: '### ✅ Copilot completed the task',
+  'verify-failed': '### ❌ Copilot completed, but verification failed',
+  incomplete: '### ⚠️ Copilot stopped before finishing',
+  failed: '### ❌ Copilot run failed',
+  'timed-out': '### ⏱ Copilot run timed out',
+  cancelled: '### 🛑 Copilot run was cancelled'
+}
+
+const PROBLEMS = '#### 🩺 What went wrong and how to fix it'
+const CLAIM = "**The agent's summary**"
+
+/** Where each part of the comment starts (-1 when absent). */
+function positions(body: string): Record<string, number> {
+  return {
+    headline: body.indexOf('\n### '),
+    problems: body.indexOf(PROBLEMS),
+    claim: body.indexOf(CLAIM),
+    plan: body.indexOf('<summary>Plan'),
+    denials: body.indexOf('<summary>🚫'),
+    metrics: body.indexOf('<sub>')
   }
-  return { unclosedFence: fence !== null, details, headings }
-}
-
-/** Balanced, non-nested <details> (the renderer never nests them). */
-function expectWellFormed(markdown: string): void {
-  const { unclosedFence, details } = structure(markdown)
-  expect(unclosedFence).toBe(false)
-  expect(details.join(',')).toBe(
-    Array(details.length / 2)
-      .fill('open,close')
-      .join(',')
-  )
-}
-
-/** The text outside code spans and fenced code (where GitHub would ping and link). */
-function prose(markdown: string): string {
-  return markdown
-    .replace(/^(`{3,})[^\n]*\n[\s\S]*?\n\1$/gm, '')
-    .replace(/(?<![`\\])(`+)(?!`).*?(?<!`)\1(?!`)/g, '')
 }
 
 describe('renderComment snapshots', () => {
-  it.each(STATUSES)('renders a %s run', (status) => {
-    const body = comment(sampleReport(status))
+  it.each(RUN_STATUSES)('renders a %s run', (status) => {
+    const body = comment(sampleReport(status), { summaryUrl: SUMMARY_URL })
     expect(body).toMatchSnapshot()
     expectWellFormed(body)
+    expect(emptySections(body)).toEqual([])
   })
 
-  it('renders a report folded from a recorded session, with the built-in policy', () => {
-    const b = new ReportBuilder({
-      startedAt: START,
-      model: null,
-      cliVersion: '1.0.102',
-      policy: { source: 'built-in:read-only', builtIn: true },
-      secrets: [SECRET],
-      workingDirectory: '/ws'
-    })
-    b.setSessionId('s-1')
-    play(b, recordedSession())
-    const body = comment(b.finish({ status: 'incomplete', endedAt: '2026-11-22T10:05:00.000Z' }))
+  it('renders a policy that could not be used', () => {
+    const body = comment(badPolicyReport(), { summaryUrl: SUMMARY_URL })
     expect(body).toMatchSnapshot()
-    expect(body).toContain(
-      'the built-in read-only policy applied, because no policy file was found'
-    )
-    expect(body).not.toContain(SECRET)
     expectWellFormed(body)
   })
 })
 
-describe('renderComment', () => {
-  it('puts the marker first and the sections in order', () => {
-    const body = comment(sampleReport('failed'))
-    expect(body.startsWith(`${MARKER}\n\n### ❌ `)).toBe(true)
-    expect(structure(body).headings.map((h) => h.replace(/ ·.*/, ''))).toEqual([
-      '### ❌ Copilot run failed',
-      '#### 🔧 Tools',
-      '#### 🧪 Setup and verify commands',
-      '#### 🔐 Permissions',
-      '#### 📊 Usage',
-      '#### 🩺 What went wrong'
+describe('renderComment: the headline', () => {
+  it.each(RUN_STATUSES)('agrees with the status (%s); ✅ only when completed', (status) => {
+    const body = comment(sampleReport(status))
+    const headings = structure(body).headings
+    expect(headings[0]).toBe(HEADLINES[status])
+    expect(headings[0]?.includes('✅')).toBe(status === 'completed')
+    expect(body.includes('✅ Copilot')).toBe(status === 'completed')
+  })
+
+  it('puts the marker first and one line of facts under the headline', () => {
+    const body = comment(sampleReport('completed'))
+    expect(body.startsWith(`${MARKER}\n\n### ✅ `)).toBe(true)
+    const meta = body.split('\n')[4]
+    expect(meta).toBe(
+      `⏱ 3 m 12 s · \`claude-sonnet-4.5\` · Copilot CLI \`1.0.102\` · sandbox 🛡️ enforced · [workflow run](${RUN_URL})`
+    )
+    const off = comment(sampleReport('completed', { sandbox: { state: 'off' } }))
+    expect(off).toContain('· sandbox 🔓 off ·')
+    const none = comment(sampleReport('completed', { sandbox: undefined, model: null }))
+    expect(none.split('\n')[4]).toBe(
+      `⏱ 3 m 12 s · Copilot CLI \`1.0.102\` · [workflow run](${RUN_URL})`
+    )
+  })
+
+  it('links the run only with an http(s) URL', () => {
+    const body = renderComment(sampleReport('completed'), {
+      marker: MARKER,
+      runUrl: 'javascript:alert(1)',
+      summaryUrl: 'data:text/html,x'
+    })
+    expect(body).not.toContain('workflow run')
+    expect(body).not.toContain('javascript:')
+    expect(body).not.toContain('data:')
+    expect(body).not.toContain('Full report')
+  })
+})
+
+describe('renderComment: sections', () => {
+  it('orders them: headline, what went wrong, claim, plan, denials, figures', () => {
+    const p = positions(comment(sampleReport('verify-failed')))
+    const order = Object.entries(p).sort(([, a], [, b]) => a - b)
+    expect(Object.values(p).every((i) => i > 0)).toBe(true)
+    expect(order.map(([name]) => name)).toEqual([
+      'headline',
+      'problems',
+      'claim',
+      'plan',
+      'denials',
+      'metrics'
     ])
-    expect(body.indexOf('<summary>Plan')).toBeLessThan(body.indexOf('#### 🔧 Tools'))
   })
 
-  it('has the status line for every status, failure details only when not completed', () => {
-    const lines: Record<RunStatus, string> = {
-      completed: '### ✅ ',
-      incomplete: '### ⚠️ ',
-      failed: '### ❌ ',
-      'timed-out': '### ⏱ ',
-      cancelled: '### 🛑 '
-    }
-    for (const status of STATUSES) {
+  it('says what went wrong only when the run did not complete', () => {
+    for (const status of RUN_STATUSES) {
       const body = comment(sampleReport(status))
-      expect(body).toContain(lines[status])
-      expect(body.includes('#### 🩺 What went wrong')).toBe(status !== 'completed')
+      expect({ status, problems: body.includes(PROBLEMS) }).toEqual({
+        status,
+        problems: status !== 'completed'
+      })
     }
-    const failed = comment(sampleReport('incomplete'))
-    expect(failed).toContain('Autopilot stopped: `cap_reached`.')
-    expect(failed).toContain('ran view: /ws/src/sum.ts')
   })
 
-  it('neutralizes @mentions and issue references from untrusted text', () => {
+  it('leaves out every section it has nothing for', () => {
+    const bare = sampleReport('completed', {
+      summary: null,
+      plan: { content: '  \n', todos: [] },
+      permissions: [],
+      permissionCounts: {},
+      tools: [],
+      toolStats: {},
+      commands: []
+    })
+    const body = comment(bare)
+    expect(emptySections(body)).toEqual([])
+    const p = positions(body)
+    expect([p.problems, p.claim, p.plan, p.denials]).toEqual([-1, -1, -1, -1])
+    expect(p.metrics).toBeGreaterThan(0)
+    // Not completed, and nothing known: one sentence, no empty parts.
+    const cancelled = comment({ ...bare, status: 'cancelled' })
+    expect(cancelled).toContain(`${PROBLEMS}\n\nThe workflow run was cancelled.`)
+    expect(emptySections(cancelled)).toEqual([])
+  })
+
+  it('marks the summary as the agent’s claim, more clearly when the run did not complete', () => {
+    const done = comment(sampleReport('completed'))
+    expect(done).toContain(
+      "**The agent's summary** (its own words, not verified by the action):\n\n> Fixed"
+    )
+    for (const status of RUN_STATUSES.filter((s) => s !== 'completed')) {
+      const body = comment(sampleReport(status, { summary: 'All done, tests pass.' }))
+      expect(body).toMatch(/\*\*The agent's summary\*\* \([^)]*only its claim\):\n\n> All done/)
+    }
+  })
+
+  it('shows the plan with its todos and counts', () => {
+    const body = comment(busyReport())
+    expect(body).toContain('<summary>Plan · 3 of 5 todos done</summary>')
+    expect(body).toContain('- [x] Todo 1')
+    expect(body).toContain('- [ ] Todo 4 _(pending)_')
+    expect(body).toContain('> 12. Step 12 of the plan')
+    const planOnly = comment(sampleReport('completed', { plan: { content: 'Do it', todos: [] } }))
+    expect(planOnly).toContain('<summary>Plan</summary>\n\n> Do it\n\n</details>')
+  })
+})
+
+describe('renderComment: what went wrong', () => {
+  it('shows the failing command with the end of its output, at most 30 lines', () => {
+    const report = sampleReport('verify-failed')
+    const verify = report.commands[1]!
+    verify.outputTail = Array.from({ length: 200 }, (_, i) => `out ${i + 1}`).join('\n')
+    const body = comment(report)
+    expect(body).toContain(
+      'The verify command `npm test` failed with exit code 1 after 4.1 s.\n\nThe end of its output:\n\n```text\n… 170 earlier lines cut\nout 171\n'
+    )
+    expect(body).toContain('out 200\n```')
+    expect(body).not.toContain('out 170\n')
+    // The error repeats what the command says: left out.
+    expect(body).not.toContain('**Error:** The agent said it completed the task')
+  })
+
+  it('keeps the failing output under 2,500 characters', () => {
+    const report = sampleReport('verify-failed')
+    report.commands[1]!.outputTail = Array.from({ length: 40 }, () => 'y'.repeat(300)).join('\n')
+    const block = /The end of its output:\n\n```text\n([\s\S]*?)\n```/.exec(comment(report))?.[1]
+    expect(block).toBeDefined()
+    expect(block!.length).toBeLessThanOrEqual(2500)
+    expect(block!.split('\n').length).toBeLessThanOrEqual(31)
+  })
+
+  it('says when a command timed out, and that a failed setup kept the agent from starting', () => {
+    const report = sampleReport('failed', {
+      error: {
+        message: 'Setup command `npm ci` timed out after 10 min; the agent was not started.',
+        type: 'setup-command'
+      },
+      commands: [
+        {
+          phase: 'setup',
+          command: 'npm ci',
+          exitCode: null,
+          timedOut: true,
+          durationMs: 600_000,
+          outputTail: 'npm WARN deprecated'
+        }
+      ]
+    })
+    const body = comment(report)
+    expect(body).toContain(
+      'The setup command `npm ci` timed out after 10 m 00 s. The agent was not started.'
+    )
+    expect(body).toContain('**How to fix it:** Fix the setup command')
+  })
+
+  it('gives the error with a fix when the cause is known', () => {
+    const cases: [Report, string][] = [
+      [sampleReport('timed-out'), 'Raise `timeout-minutes`'],
+      [sampleReport('incomplete'), 'Raise `max-autopilot-continues`'],
+      [sampleReport('failed'), 're-running the job usually helps'],
+      [
+        sampleReport('failed', {
+          error: { message: 'HTTP 401: Unauthorized', type: 'session' }
+        }),
+        '"Copilot Requests" permission'
+      ],
+      [
+        sampleReport('failed', { error: { message: 'rate limit exceeded (429)', type: 'x' } }),
+        'Wait for the rate limit'
+      ]
+    ]
+    for (const [report, fix] of cases) {
+      const body = comment(report)
+      expect(body).toContain(`**Error:** `)
+      expect(body).toMatch(new RegExp(`\\*\\*How to fix it:\\*\\* [^\\n]*${escape(fix)}`))
+    }
+    const cancelled = comment(sampleReport('cancelled'))
+    expect(cancelled).toContain('**Error:** The workflow run was cancelled.')
+    expect(cancelled).not.toContain('How to fix it')
+  })
+
+  it('keeps code spans in the error literal', () => {
+    const body = comment(
+      sampleReport('failed', { error: { message: 'bad `a < b` in @config', type: 'x' } })
+    )
+    expect(body).toContain('**Error:** bad `a < b` in @\u200Dconfig')
+  })
+
+  it('lists the last denials of a run that did not complete, with the rule to add', () => {
+    const body = comment(sampleReport('incomplete'))
+    expect(body).toContain('**Denied by the policy** (the last 2 denials):')
+    expect(body).toContain(
+      '- 🚫 `shell` `git push origin main` — rule `no-push` denied it: Pushing is done by the workflow.'
+    )
+    expect(body).toMatch(/Rule "no-push" denies this on purpose[^\n]*adding an allow rule/)
+    expect(body).toContain('- 🚫 `url` `https://example.com/` — no rule allows it (default deny).')
+    expect(body).toContain(
+      'Add to the policy\'s `rules:`:\n\n  ```yaml\n  - decision: allow\n    url: ["https://example.com/"]\n  ```'
+    )
+    expect(comment(sampleReport('completed'))).not.toContain('Denied by the policy')
+  })
+
+  it('shows at most the last 3 denials, one per request', () => {
+    const body = comment(busyReport('failed'))
+    const section = body.slice(body.indexOf('**Denied by the policy**'), body.indexOf(CLAIM))
+    expect(section).toContain('(the last 3 denials)')
+    expect(section.match(/^- 🚫 /gm)).toHaveLength(3)
+    expect(new Set(section.match(/^- 🚫 [^—]*/gm)).size).toBe(3)
+  })
+
+  it('says when the CLI refused the agent’s task_complete', () => {
+    const report = sampleReport('incomplete', {
+      summary: 'Done!',
+      completion: { state: 'rejected', reason: 'not applicable in the current mode (plan)' },
+      error: {
+        message: 'The agent called task_complete, but the Copilot CLI refused it.',
+        type: 'task-complete-rejected'
+      }
+    })
+    const body = comment(report)
+    expect(body).toContain(
+      '⛔ The agent called `task_complete`, but the Copilot CLI refused it: not applicable in the current mode (plan). Whatever its summary says, the task is not complete.'
+    )
+    expect(body).not.toContain('**Error:**') // said once, not twice
+    expect(body).toContain(
+      '(its own words; the CLI refused its task_complete, so this is only its claim)'
+    )
+  })
+
+  it('names a tool the agent could not use, once; a missing path is not that', () => {
+    const report = sampleReport('completed')
+    const ask = {
+      toolCallId: 'a1',
+      name: 'ask_user',
+      outcome: 'failed' as const,
+      success: false,
+      durationMs: 3,
+      error: 'Tool ask_user is not available'
+    }
+    report.tools.push(ask, { ...ask, toolCallId: 'a2' })
+    report.tools.push({
+      toolCallId: 'z',
+      name: 'fetch_docs',
+      outcome: 'failed',
+      success: false,
+      durationMs: 1,
+      error: 'unknown tool: fetch_docs'
+    })
+    const body = comment(report)
+    expect(body).toContain(PROBLEMS) // completed, but something to fix
+    expect(
+      body.match(/tried to use `ask_user`, which is not available in autopilot/g)
+    ).toHaveLength(1)
+    expect(body).toContain(
+      'tried to use `fetch_docs`, which is not available (unknown tool: fetch_docs).'
+    )
+    expect(body).not.toContain('tried to use `view`') // "Path does not exist"
+  })
+})
+
+describe('renderComment: a policy that could not be used', () => {
+  it('has only the headline, the errors and where to read more', () => {
+    const body = comment(badPolicyReport(12), { summaryUrl: SUMMARY_URL })
+    expect(structure(body).headings).toEqual(['### ❌ The policy file is invalid'])
+    expect(body).toContain(
+      'The policy `.github/copilot-policy.yml` has 12 errors; the run did not start.'
+    )
+    const items = body.match(/^- `\.github\/copilot-policy\.yml:\d+:\d+`: .*$/gm) ?? []
+    expect(items).toHaveLength(10)
+    expect(items[0]).toBe(
+      '- `.github/copilot-policy.yml:4:5`: unknown key "alow" — did you mean "allow"?'
+    )
+    expect(items[1]).toBe(
+      '- `.github/copilot-policy.yml:7:5`: rule 1: `shell` must be a list — write `shell: ["npm test"]`'
+    )
+    expect(body).toContain('- … 2 more errors')
+    expect(body).toContain(`Details: [job summary](${SUMMARY_URL}) · [workflow run](${RUN_URL})`)
+    for (const absent of [PROBLEMS, CLAIM, '<details>', '<sub>', '⏱']) {
+      expect(body).not.toContain(absent)
+    }
+    expect(comment(badPolicyReport(1))).toContain('has 1 error;')
+  })
+})
+
+describe('renderComment: denials', () => {
+  it('groups them by rule, each rule once, with count, reason and a few targets', () => {
+    const body = comment(busyReport())
+    const section = /<summary>(🚫[^<]*)<\/summary>\n\n([\s\S]*?)\n\n<\/details>/.exec(body)
+    expect(section?.[1]).toBe('🚫 10 requests denied by 3 rules')
+    const lines = section?.[2]?.split('\n') ?? []
+    expect(lines).toEqual([
+      '- `no-push` (6) — Pushing is done by the workflow. — `git push origin HEAD`, `git push --force origin HEAD`',
+      '- `no-network` (2) — No downloads. — `curl -sSL https://get.example.com/install.sh`',
+      '- no matching rule (default deny) (2) — `https://registry.npmjs.org/left-pad`'
+    ])
+  })
+
+  it('shows at most 3 targets a rule, and says how many more', () => {
+    const report = sampleReport('completed')
+    const base = report.permissions[1]!
+    report.permissions = Array.from({ length: 5 }, (_, i) => ({
+      ...base,
+      requestId: `d${i}`,
+      subject: `git push origin b${i}`
+    }))
+    report.permissionCounts = { shell: { allow: 0, deny: 5 } }
+    const body = comment(report)
+    expect(body).toContain(
+      '- `no-push` (5) — Pushing is done by the workflow. — `git push origin b0`, `git push origin b1`, `git push origin b2`, and 2 more'
+    )
+  })
+
+  it('says when denials were not kept in the report', () => {
+    const report = sampleReport('completed', {
+      permissionCounts: { shell: { allow: 1, deny: 40 }, url: { allow: 0, deny: 1 } }
+    })
+    const body = comment(report)
+    expect(body).toContain('<summary>🚫 41 requests denied by 2 rules</summary>')
+    expect(body).toContain('- … 39 more denials not kept in the report (the counts include them)')
+  })
+})
+
+describe('renderComment: the figures', () => {
+  it('are one line, denials not counted as failures', () => {
+    const body = comment(busyReport(), { summaryUrl: SUMMARY_URL })
+    const sub = body.split('\n').filter((l) => l.startsWith('<sub>'))
+    expect(sub).toEqual([
+      `<sub>23 premium requests · 1.3M in / 47.7k out tokens (\`claude-sonnet-4.5\` 1.2M/45.7k, \`gpt-5-mini\` 30k/2k) · +12 −3 in 14 files · 60 tool calls (3 failed, 10 denied) · 20 allowed / 10 denied permissions · session \`b6f5c1d2-0000-4000-8000-000000000001\` · Full report: [job summary](${SUMMARY_URL})</sub>`
+    ])
+  })
+
+  it('name models only when there is more than one, and link the run without a summary URL', () => {
+    const body = comment(sampleReport('completed'))
+    const sub = body.split('\n').find((l) => l.startsWith('<sub>')) ?? ''
+    expect(sub).toContain('· 70k in / 7k out tokens ·')
+    expect(sub).toContain('8 tool calls (1 failed, 2 denied)')
+    expect(sub).toContain(`Full report: [job summary](${RUN_URL})`)
+    expect(sub).not.toContain('`claude-sonnet-4.5`')
+  })
+})
+
+describe('renderComment: untrusted text', () => {
+  it('keeps code in the summary literal, neutralizes the prose around it', () => {
+    const report = sampleReport('completed', {
+      summary:
+        'Made `a < b && c > d` true.\n\n```ts\nif (a < b) notify("@team")\n```\n\nThanks @octocat, fixes #12 </details>'
+    })
+    const body = comment(report)
+    expect(body).toContain('> Made `a < b && c > d` true.')
+    expect(body).toContain('> ```ts\n> if (a < b) notify("@team")\n> ```')
+    expect(body).toContain('> Thanks @\u200Doctocat, fixes #\u200B12 &lt;/details&gt;')
+    const text = prose(body)
+    expect(text).not.toMatch(/(^|[^A-Za-z0-9])@[A-Za-z0-9]/)
+    expect(text).not.toMatch(/#\d/)
+  })
+
+  it('does not let an unclosed fence in the summary swallow what follows', () => {
+    const report = sampleReport('completed', {
+      summary: 'Here:\n```\nunclosed <b> @x\n\n</details>\n# Owned'
+    })
+    const body = comment(report)
+    expectWellFormed(body)
+    expect(structure(body).headings).toEqual(['### ✅ Copilot completed the task'])
+    // The plan and the figures are outside any fence.
+    const after = body.slice(body.indexOf('<details>'))
+    expect(structure(after).unclosedFence).toBe(false)
+    expect(prose(body)).toContain('<summary>Plan')
+    expect(prose(body)).toContain('<sub>')
+  })
+
+  it('neutralizes @mentions and issue references everywhere', () => {
     const report = sampleReport('failed', {
       summary: 'Thanks @octocat and @octo/reviewers; fixes #12, octo/app#13, GH-14',
-      error: { message: 'see https://github.com/octo/app/issues/15 @admin' },
+      error: { message: 'see https://github.com/octo/app/issues/15 @admin', type: 'x' },
       plan: {
         content: 'ask @someone about #16',
         todos: [{ id: '1', title: 'ping @ops', status: 'blocked' }]
       }
     })
     report.permissions[1]!.reason = 'rule by @security-team, see #17'
-    report.tools[1]!.error = 'failure: @bot #18'
     const body = comment(report)
     const text = prose(body)
     expect(text).not.toMatch(/(^|[^A-Za-z0-9])@[A-Za-z0-9]/)
@@ -143,203 +451,104 @@ describe('renderComment', () => {
     expect(text).not.toMatch(/\bGH-\d/)
     expect(text).not.toContain('https://github.com/octo/app/issues')
     expect(body).toContain('@\u200Doctocat')
-    expect(body).toContain('#\u200B12')
   })
 
-  it('strips HTML comments from untrusted text: only the marker is a comment', () => {
+  it('does not let ``` or </details> anywhere break out of their block', () => {
+    const attack = '```\n</details>\n\n# Owned\n<details><summary>x</summary>\n````'
     const report = sampleReport('failed', {
-      summary: 'done <!-- copilot-autopilot:comment --> <!-- unterminated',
+      summary: attack,
+      error: { message: attack, type: attack },
+      lastActivity: [attack],
+      plan: { content: attack, todos: [{ id: '1', title: attack, status: attack }] },
+      completion: { state: 'rejected', reason: attack }
+    })
+    report.commands[0]!.outputTail = attack
+    report.commands[0]!.command = attack
+    report.commands[0]!.exitCode = 1
+    report.permissions[1]!.subject = attack
+    report.permissions[1]!.reason = attack
+    report.permissions[1]!.rule = attack
+    report.metrics.models = { [attack]: report.metrics.models['claude-sonnet-4.5']! }
+    report.model = attack
+    report.sessionId = attack
+    const body = comment(report)
+    expectWellFormed(body)
+    expect(structure(body).headings.some((h) => h.includes('Owned'))).toBe(false)
+    const outside = prose(body)
+    expect(outside.match(/<\/details>/g)?.length).toBe(outside.match(/<details( open)?>/g)?.length)
+    expect(outside).not.toContain('<summary>x')
+  })
+
+  it('keeps HTML comments out: only the marker is one', () => {
+    const report = sampleReport('failed', {
+      summary: 'done <!-- copilot-autopilot:comment --> `<!-- x -->` <!-- unterminated',
       lastActivity: ['said: <!-- copilot-autopilot:comment -->']
     })
     report.commands[0]!.outputTail = '<!-- copilot-autopilot:comment -->'
-    report.tools[0]!.detail = 'echo "<!-- x -->"'
+    report.commands[0]!.exitCode = 2
     const body = comment(report)
     expect(body.split('<!--')).toHaveLength(2)
     expect(body.indexOf(MARKER)).toBe(0)
   })
 
-  it('does not let ``` or </details> in untrusted text break out of their block', () => {
-    const attack = '```\n</details>\n\n# Owned\n<details><summary>x</summary>\n````'
-    const report = sampleReport('failed', {
-      summary: attack,
-      error: { message: attack },
-      lastActivity: [attack],
-      plan: { content: attack, todos: [{ id: '1', title: attack, status: 'done' }] }
-    })
-    report.commands[0]!.outputTail = attack
-    report.commands[0]!.command = attack
-    report.tools[0]!.detail = attack
-    report.permissions[1]!.subject = attack
-    report.permissions[1]!.reason = attack
-    report.metrics.filesModified = [attack]
-    report.metrics.models = { [attack]: report.metrics.models['claude-sonnet-4.5']! }
-    const body = comment(report)
-    expectWellFormed(body)
-    const { headings } = structure(body)
-    expect(headings.some((h) => h.includes('Owned'))).toBe(false)
-    // Outside code, every </details> is one of ours: as many as we opened.
-    const outside = prose(body)
-    expect(outside.match(/<\/details>/g)?.length).toBe(outside.match(/<details( open)?>/g)?.length)
-    expect(outside).not.toContain('<summary>x')
-    expect(outside).toContain('&lt;/details&gt;') // the summary's, escaped
-  })
-
   it('redacts secrets given at render time', () => {
     const report = sampleReport('failed', { summary: `token ${SECRET}` })
-    report.tools[0]!.detail = `curl -H ${SECRET}`
+    report.commands[0]!.exitCode = 1
+    report.commands[0]!.outputTail = `curl -H ${SECRET}`
     const body = renderComment(report, { marker: MARKER, secrets: [SECRET] })
     expect(body).not.toContain(SECRET)
     expect(body).toContain('curl -H ***')
   })
-
-  it('shows modified files and the policy relative to the working directory', () => {
-    const body = comment(sampleReport('completed'))
-    expect(body).toContain('- `src/sum.ts`')
-    expect(body).toContain('- `/tmp/outside.txt`')
-    const policy = sampleReport('completed', {
-      policy: { source: '/home/runner/work/app/app/.github/copilot-policy.yml', builtIn: false }
-    })
-    expect(comment(policy)).toContain('**Policy:** `.github/copilot-policy.yml`')
-    expect(relativePath('/ws/a/b.ts', '/ws/')).toBe('a/b.ts')
-    expect(relativePath('/wsx/a.ts', '/ws')).toBe('/wsx/a.ts')
-    expect(relativePath('/home/runner/work/r/r/src/x.ts')).toBe('src/x.ts')
-  })
-
-  it('links the run only with an http(s) URL', () => {
-    const report = sampleReport('completed')
-    expect(comment(report)).toContain(`[Workflow run](${RUN_URL})`)
-    const body = renderComment(report, { marker: MARKER, runUrl: 'javascript:alert(1)' })
-    expect(body).not.toContain('Workflow run')
-  })
-
-  it('renders old reports without aggregates from the records', () => {
-    const report = sampleReport('completed')
-    delete report.toolStats
-    delete report.permissionCounts
-    const body = comment(report)
-    expect(body).toContain('| `bash` | 2 | 1 | 1 | 2.4 s |')
-    expect(body).toContain('| `shell` | 1 | 1 |')
-    expect(body).toContain('#### 🔐 Permissions · 1 allowed, 2 denied')
-  })
-
-  it('says so when there were no tool calls and no permission requests', () => {
-    const body = comment(
-      sampleReport('completed', {
-        tools: [],
-        toolStats: {},
-        permissions: [],
-        permissionCounts: {},
-        commands: [],
-        plan: { content: null, todos: [] }
-      })
-    )
-    expect(body).toContain('No tool calls.')
-    expect(body).toContain('The agent asked for no permissions.')
-    expect(body).not.toContain('Setup and verify')
-    expect(body).not.toContain('<summary>Plan')
-  })
 })
 
-describe('size limit', () => {
-  function giantReport(): Report {
-    const tools: ToolCallRecord[] = Array.from({ length: 5000 }, (_, i) => ({
-      toolCallId: `c${i}`,
-      name: `tool-${i % 300}`,
-      success: i % 3 !== 0,
-      durationMs: i,
-      detail: `command ${i} ${'x'.repeat(300)}`,
-      ...(i % 3 === 0 ? { error: `failure: ${'e'.repeat(300)}` } : {})
-    }))
-    const report = sampleReport('failed', {
-      summary: 'S'.repeat(200_000),
-      error: { message: 'E'.repeat(100_000), type: 'query' },
-      tools,
-      toolStats: Object.fromEntries(
-        Array.from({ length: 300 }, (_, i) => [
-          `tool-${i}`,
-          { calls: 10, succeeded: 7, failed: 3, durationMs: 100 }
-        ])
-      ),
-      plan: {
-        content: 'P'.repeat(1_000_000),
-        todos: Array.from({ length: 2000 }, (_, i) => ({
-          id: String(i),
-          title: 'T'.repeat(300),
-          status: 'pending'
-        }))
-      },
-      permissions: Array.from({ length: 3000 }, (_, i) => ({
-        requestId: `p${i}`,
-        toolCallId: null,
-        kind: `kind-${i % 100}`,
-        subject: 's'.repeat(300),
-        decision: 'deny' as const,
-        rule: 'r'.repeat(300),
-        reason: 'why'.repeat(100),
-        request: { kind: 'shell' }
-      })),
-      permissionCounts: Object.fromEntries(
-        Array.from({ length: 100 }, (_, i) => [`kind-${i}`, { allow: 1, deny: 30 }])
-      ),
-      commands: Array.from({ length: 50 }, (_, i) => ({
-        phase: 'verify' as const,
-        command: `cmd ${i} ${'c'.repeat(500)}`,
-        exitCode: 1,
-        timedOut: false,
-        durationMs: 10,
-        outputTail: 'o\n'.repeat(50_000)
-      })),
-      lastActivity: Array.from({ length: 10 }, () => 'a'.repeat(160))
-    })
-    report.metrics.filesModified = Array.from(
-      { length: 20_000 },
-      (_, i) => `/home/runner/work/app/app/src/file-${i}-${'f'.repeat(100)}.ts`
-    )
-    report.metrics.models = Object.fromEntries(
-      Array.from({ length: 500 }, (_, i) => [
-        `model-${i}-${'m'.repeat(100)}`,
-        report.metrics.models['claude-sonnet-4.5']!
-      ])
-    )
-    return report
-  }
+describe('renderComment: size', () => {
+  it('stays under 8,000 characters for a run with 60 calls, 10 denials and 2 commands', () => {
+    const report = busyReport()
+    expect(report.tools).toHaveLength(60)
+    expect(report.permissions.filter((p) => p.decision === 'deny')).toHaveLength(10)
+    expect(report.commands).toHaveLength(2)
+    for (const status of RUN_STATUSES) {
+      const body = comment({ ...report, status })
+      expect({ status, length: body.length < 8000 }).toEqual({ status, length: true })
+    }
+  })
 
-  it('keeps a giant report under 65,536 characters with the status line, metrics and a note', () => {
+  it('keeps a giant report under GitHub’s limit with the headline, the figures and a note', () => {
+    expect(GITHUB_COMMENT_LIMIT).toBe(65_536)
+    expect(COMMENT_MAX_LENGTH).toBeLessThan(GITHUB_COMMENT_LIMIT)
     const body = comment(giantReport())
     expect(body.length).toBeLessThanOrEqual(COMMENT_MAX_LENGTH)
-    expect(body.length).toBeLessThan(65_536)
     expect(body.startsWith(`${MARKER}\n\n### ❌ Copilot run failed`)).toBe(true)
-    expect(body).toContain('#### 📊 Usage')
-    expect(body).toContain('**Premium requests** 7')
-    expect(body).toContain('#### 🩺 What went wrong')
-    const note = /✂️ Trimmed to stay under 65,000 characters: ([^.]+)\./.exec(body)
-    expect(note?.[1]).toContain('notable tool calls')
-    expect(note?.[1]).toContain('modified files list')
-    expect(note?.[1]).toContain('plan')
+    expect(body).toContain(PROBLEMS)
+    expect(body).toContain('<sub>7 premium requests')
     expectWellFormed(body)
+    // Tighter: trimmed, and says what was.
+    const tight = comment(giantReport(), { maxLength: 12_000 })
+    expect(tight.length).toBeLessThanOrEqual(12_000)
+    expect(tight).toContain('<sub>7 premium requests')
+    const note = /✂️ Trimmed to stay under 12,000 characters: ([^.]+)\./.exec(tight)
+    expect(note?.[1]).toContain('plan')
+    expect(note?.[1]).toContain('summary')
+    expectWellFormed(tight)
   })
 
   it('honours any limit, trimming only what is needed', () => {
     const report = giantReport()
-    for (const maxLength of [200_000, 20_000, 8_000, 3_000]) {
-      const body = comment(report, maxLength)
+    for (const maxLength of [40_000, 20_000, 8_000, 3_000]) {
+      const body = comment(report, { maxLength })
       expect(body.length).toBeLessThanOrEqual(maxLength)
       expect(body).toContain('### ❌ Copilot run failed')
     }
-    const small = comment(sampleReport('completed'))
-    expect(small).not.toContain('Trimmed')
-    const roomy = comment(report, 200_000)
-    expect(roomy).toContain('✂️ Trimmed')
-    expect(roomy).toContain('Notable calls') // trimmed, not dropped, when there is room
+    expect(comment(busyReport())).not.toContain('Trimmed')
   })
 })
 
-describe('renderSummary', () => {
-  it('has the same content without a marker', () => {
-    const report = sampleReport('completed')
-    const summary = renderSummary(report, { runUrl: RUN_URL })
-    expect(summary.startsWith('### ✅ Copilot completed the task')).toBe(true)
-    expect(`${MARKER}\n\n${summary}`).toBe(comment(report))
+describe('relativePath', () => {
+  it('shows paths relative to the working directory or the runner checkout', () => {
+    expect(relativePath(`${ROOT}/src/x.ts`, ROOT)).toBe('src/x.ts')
+    expect(relativePath('/ws/a/b.ts', '/ws/')).toBe('a/b.ts')
+    expect(relativePath('/wsx/a.ts', '/ws')).toBe('/wsx/a.ts')
+    expect(relativePath('/home/runner/work/r/r/src/x.ts')).toBe('src/x.ts')
   })
 })
 
@@ -362,16 +571,6 @@ describe('renderWorking', () => {
   })
 })
 
-describe('formatDuration', () => {
-  it.each([
-    [0, '0 ms'],
-    [850, '850 ms'],
-    [12_345, '12.3 s'],
-    [192_000, '3 m 12 s'],
-    [3_725_000, '1 h 02 m'],
-    [-1, '—'],
-    [Number.NaN, '—']
-  ])('%p → %p', (ms, text) => {
-    expect(formatDuration(ms)).toBe(text)
-  })
-})
+function escape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+}

@@ -3,12 +3,17 @@ import {
   clip,
   codeBlock,
   codeSpan,
+  formatDuration,
+  formatMinutes,
+  inlineMarkdown,
   inlineText,
   neutralizeMarkdown,
+  neutralizeProse,
   normalizeSecrets,
   redact,
   redactDeep,
   tableCell,
+  tailLines,
   truncate
 } from '../../src/reporting/text.js'
 
@@ -118,21 +123,188 @@ describe('neutralizeMarkdown', () => {
     expect(neutralizeMarkdown('a\u0000b\u202Ec\u2066d\r\ne')).toBe('abcd\ne')
   })
 
-  it('never lets a comment opener, a tag or a live mention through (property)', () => {
+  it('never lets a comment opener, a tag or a live mention through outside code (property)', () => {
     fc.assert(
       fc.property(
         fc.string({
-          unit: fc.constantFrom('<', '!', '-', '>', '@', 'a', '#', '1', ' ', '\n', '`')
+          unit: fc.constantFrom('<', '!', '-', '>', '@', 'a', '#', '1', ' ', '\n', '`', '\\', '|')
         }),
         (s) => {
           const out = neutralizeMarkdown(s)
-          expect(out).not.toContain('<')
-          expect(out).not.toContain('>')
-          expect(out).not.toMatch(/(^|[^A-Za-z0-9])@[A-Za-z0-9]/)
-          expect(out).not.toMatch(/#\d/)
+          expect(out).not.toContain('<!--')
+          const text = prose(out)
+          expect(text).not.toContain('<')
+          expect(text).not.toContain('>')
+          expect(text).not.toMatch(/(^|[^A-Za-z0-9])@[A-Za-z0-9]/)
+          expect(text).not.toMatch(/#\d/)
+        }
+      ),
+      { numRuns: 2000 }
+    )
+  })
+
+  it('never lets a link, an image or a link definition through (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.string({ unit: fc.constantFrom('[', ']', '(', ')', ':', 'a', '`', '\\', ' ', '!') }),
+        (s) => {
+          // An unescaped `](` or `]:` outside code could start a link that takes a backtick in.
+          expect(prose(neutralizeMarkdown(s))).not.toMatch(/(?<!\\)(?:\\\\)*\][(:]/)
         }
       )
     )
+  })
+})
+
+/**
+ * The text GitHub would render as prose: what is left after taking out fenced code blocks and
+ * code spans the way CommonMark finds them (fences by line; in each paragraph, a run of N
+ * unescaped backticks pairs with the next run of exactly N, across lines).
+ */
+function prose(markdown: string): string {
+  const kept: string[] = []
+  let fence: string | null = null
+  let paragraph: string[] = []
+  const flush = (): void => {
+    kept.push(stripSpans(paragraph.join('\n')))
+    paragraph = []
+  }
+  for (const line of markdown.split('\n')) {
+    if (fence !== null) {
+      const close = /^ {0,3}(`{3,}|~{3,})[ \t]*$/.exec(line)?.[1]
+      if (close !== undefined && close[0] === fence[0] && close.length >= fence.length) fence = null
+      continue
+    }
+    const open = /^ {0,3}(`{3,}|~{3,})([^`]*)$/.exec(line)
+    if (open) {
+      flush()
+      fence = open[1] as string
+      continue
+    }
+    if (line.trim() === '') flush()
+    else paragraph.push(line)
+  }
+  flush()
+  return kept.join('\n')
+}
+
+function stripSpans(text: string): string {
+  let out = ''
+  let i = 0
+  while (i < text.length) {
+    if (text[i] === '\\' && i + 1 < text.length) {
+      out += text.slice(i, i + 2)
+      i += 2
+      continue
+    }
+    if (text[i] !== '`') {
+      out += text[i]
+      i++
+      continue
+    }
+    let n = 0
+    while (text[i + n] === '`') n++
+    let close = -1
+    for (let j = i + n; j < text.length;) {
+      if (text[j] !== '`') {
+        j++
+        continue
+      }
+      let m = 0
+      while (text[j + m] === '`') m++
+      if (m === n) {
+        close = j
+        break
+      }
+      j += m
+    }
+    if (close < 0) {
+      out += '`'.repeat(n)
+      i += n
+    } else {
+      out += ' ' // a code span separates the text either side (no mention across it)
+      i = close + n
+    }
+  }
+  return out
+}
+
+describe('neutralizeMarkdown keeps code literal', () => {
+  it('leaves code spans as they are: no entities, no zero-width characters', () => {
+    const out = neutralizeMarkdown('Now `a < b && c > d` and `@user #12` hold; ping @user')
+    expect(out).toContain('`a < b && c > d`')
+    expect(out).toContain('`@user #12`')
+    expect(out).toContain(`ping @${ZWJ}user`)
+    const code = [...out.matchAll(/`[^`]+`/g)].map((m) => m[0]).join('')
+    expect(code).not.toMatch(/[\u200B\u200D]|&lt;|&gt;|&amp;/)
+  })
+
+  it('leaves fenced code as it is, and closes a fence left open', () => {
+    const out = neutralizeMarkdown('Run:\n```sh\nif [ a < b ]; then echo @me; fi\n')
+    expect(out).toBe('Run:\n```sh\nif [ a < b ]; then echo @me; fi\n```')
+    // What follows the quoted text is outside the fence again.
+    expect(prose(`${out}\n\n</details>`)).toContain('</details>')
+  })
+
+  it('rewrites fences at column 0, longer than any backtick run inside', () => {
+    const out = neutralizeMarkdown('- item\n  ~~~js\n  x = `a`\n  ````\n  ~~~\nafter <b>')
+    expect(out).toBe('- item\n`````js\nx = `a`\n````\n`````\nafter &lt;b&gt;')
+  })
+
+  it('still strips control characters and breaks comment openers inside code', () => {
+    const out = neutralizeMarkdown('`<!-- m -->\u202E` and\n```\n<!-- m -->\u0007\n```')
+    expect(out).not.toContain('<!--')
+    expect(out).not.toContain('\u202E')
+    expect(out).not.toContain('\u0007')
+    expect(out).toContain(`\`<${ZWSP}!-- m -->\``)
+  })
+
+  it('escapes a backtick that opens no code span, so it cannot pair with a later one', () => {
+    expect(neutralizeMarkdown('a ` b <i>')).toBe('a \\` b &lt;i&gt;')
+    expect(neutralizeMarkdown('``a` <i>')).toBe('\\`\\`a\\` &lt;i&gt;')
+    // Escaped already: stays escaped, no second escape that would free it.
+    expect(neutralizeMarkdown('\\`x` <i>')).toBe('\\`x\\` &lt;i&gt;')
+  })
+
+  it('does not take as code what GitHub would not: a link, a URL, a table cell', () => {
+    // A link title would swallow the first backtick: no link, and no code span across it.
+    const link = neutralizeMarkdown('[a](/u "`") <img src=x> `x`')
+    expect(prose(link)).not.toContain('<img')
+    expect(link).toContain('[a\\](/u')
+    // An autolink runs up to the next space or `<`, over the backtick.
+    expect(prose(neutralizeMarkdown('www.example.com/`<b>` x`'))).not.toContain('<b>')
+    expect(prose(neutralizeMarkdown('https://x.io/`<b>` x`'))).not.toContain('<b>')
+    // A table splits cells at `|` before it sees code spans.
+    expect(prose(neutralizeMarkdown('| `a | <b>` |'))).not.toContain('<b>')
+  })
+
+  it('escapes </details> and other tags in prose', () => {
+    expect(neutralizeMarkdown('done </details> <img src=x>')).toBe(
+      'done &lt;/details&gt; &lt;img src=x&gt;'
+    )
+  })
+
+  it('shows an escaped < as < (no stray backslash before an entity)', () => {
+    expect(neutralizeMarkdown('a \\< b')).toBe('a &lt; b')
+    expect(neutralizeMarkdown('a \\\\< b')).toBe('a \\\\&lt; b')
+    expect(neutralizeProse('a \\< b')).toBe('a \\&lt; b')
+  })
+
+  it('removes comments across lines and code spans, and never joins a mention', () => {
+    expect(neutralizeMarkdown('@<!-- `x` -->user')).toBe(`@${ZWJ}user`)
+    expect(neutralizeMarkdown('a <!-- `x`\n-->b `<!--` c')).toBe(`a b \`<${ZWSP}!--\` c`)
+    // What is left before a code span cannot escape its backtick.
+    const out = neutralizeMarkdown('x \\\\<!-- -->`<b>` y')
+    expect(prose(out)).not.toContain('<b>')
+  })
+})
+
+describe('inlineMarkdown', () => {
+  it('keeps code spans on one line and neutralizes the rest', () => {
+    expect(inlineMarkdown('unknown key `a<b`\nfor @me', 100)).toBe(
+      `unknown key \`a<b\` for @${ZWJ}me`
+    )
+    expect(inlineMarkdown('unclosed ` and <b>', 100)).toBe('unclosed \\` and &lt;b&gt;')
   })
 })
 
@@ -169,6 +341,9 @@ describe('codeBlock and codeSpan', () => {
     expect(tableCell(codeSpan('a | b'))).toBe('`a \\| b`')
     expect(inlineText('one\ntwo @me', 100)).toBe(`one two @${ZWJ}me`)
     expect(inlineText('```js `x`', 100)).toBe('\\`\\`\\`js \\`x\\`')
+    // A backslash before a backtick stays a backslash: the backtick stays escaped.
+    expect(inlineText('a\\`b` <i>', 100)).toBe('a\\\\\\`b\\` &lt;i&gt;')
+    expect(prose(inlineText('a\\`b` <i>', 100))).not.toContain('<')
   })
 })
 
@@ -208,6 +383,84 @@ describe('truncate and clip', () => {
           expect(clip(s, max).length).toBeLessThanOrEqual(max)
         }
       )
+    )
+  })
+})
+
+describe('tailLines', () => {
+  const output = Array.from({ length: 100 }, (_, i) => `line ${i + 1}`).join('\n')
+
+  it('keeps the last lines and says how many were cut', () => {
+    const tail = tailLines(output, 30, 10_000)
+    expect(tail.split('\n')).toHaveLength(31)
+    expect(tail.startsWith('… 70 earlier lines cut\nline 71\n')).toBe(true)
+    expect(tail.endsWith('line 100')).toBe(true)
+    expect(tailLines('a\nb\n\n', 30, 100)).toBe('a\nb')
+  })
+
+  it('keeps whole lines within the character limit, the end of one huge line', () => {
+    const tail = tailLines(output, 30, 60)
+    expect(tail.length).toBeLessThanOrEqual(60)
+    expect(tail.endsWith('line 99\nline 100')).toBe(true)
+    expect(tail).toMatch(/^… \d+ earlier lines cut\nline \d+\n/)
+    const long = tailLines(`first\n${'x'.repeat(500)}END`, 30, 100)
+    expect(long.length).toBeLessThanOrEqual(100)
+    expect(long.endsWith('xEND')).toBe(true)
+  })
+
+  it('never exceeds the limit (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.string({ unit: fc.constantFrom('a', '\n', '😀') }),
+        fc.integer({ min: 0, max: 50 }),
+        fc.integer({ min: 0, max: 200 }),
+        (s, lines, max) => {
+          expect(tailLines(s, lines, max).length).toBeLessThanOrEqual(max)
+        }
+      )
+    )
+  })
+})
+
+describe('durations', () => {
+  it.each([
+    [0, '0 ms'],
+    [850, '850 ms'],
+    [12_345, '12.3 s'],
+    [192_000, '3 m 12 s'],
+    [3_725_000, '1 h 02 m'],
+    [-1, '—'],
+    [Number.NaN, '—']
+  ])('formatDuration(%p) is %p', (ms, text) => {
+    expect(formatDuration(ms)).toBe(text)
+  })
+
+  it.each([
+    [500, '500 ms'],
+    [30_000, '30 s'],
+    [1_500, '1.5 s'],
+    [45_000, '45 s'],
+    [59_000, '59 s'],
+    [60_000, '1 min'],
+    [90_000, '1.5 min'],
+    [100_000, '1 min 40 s'],
+    [120_000, '2 min'],
+    [1_800_000, '30 min'],
+    [21_600_000, '360 min'],
+    [-5, '—']
+  ])('formatMinutes(%p) is %p', (ms, text) => {
+    expect(formatMinutes(ms)).toBe(text)
+  })
+
+  it('never rounds a timeout to a figure it is not (property)', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1000, max: 10 * 3_600_000 }), (ms) => {
+        const text = formatMinutes(ms)
+        const m = /^(?:([\d.,]+) min)?(?: ?(\d+(?:\.\d)?) s)?$/.exec(text)
+        expect(m).not.toBeNull()
+        const seconds = Number((m?.[1] ?? '0').replace(/,/g, '')) * 60 + Number(m?.[2] ?? '0')
+        expect(Math.abs(seconds * 1000 - ms)).toBeLessThanOrEqual(500)
+      })
     )
   })
 })

@@ -1,25 +1,69 @@
-import type { SessionEvent } from '../../src/cli/protocol.js'
-import { REPORT_LIMITS, ReportBuilder } from '../../src/reporting/report.js'
-import type { Report } from '../../src/reporting/types.js'
-import { SECRET, START, play, recordedSession, type SessionOptions } from './fixtures.js'
+import type { PermissionRequest, SessionEvent, Todo } from '../../src/cli/protocol.js'
+import type { Decision } from '../../src/policy/types.js'
+import { toReport } from '../../src/reporting/report.js'
+import type { CommandRecord, Report, RunStatus } from '../../src/reporting/types.js'
+import {
+  REPORT_LIMITS,
+  createState,
+  fold,
+  type RunState,
+  type StateOptions
+} from '../../src/session/fold.js'
+import { SECRET, START, play, recordedSession, type SessionOptions } from '../reporting/fixtures.js'
 
 const END = '2026-11-22T10:03:12.000Z'
 
-function builder(extra: Partial<ConstructorParameters<typeof ReportBuilder>[0]> = {}) {
-  return new ReportBuilder({
-    startedAt: START,
-    model: null,
-    policy: { source: '.github/copilot-policy.yml', builtIn: false },
-    secrets: [SECRET],
-    ...extra
-  })
+/** The fold driven input by input, read back as a report with the status the test names. */
+class Builder {
+  readonly state: RunState
+  constructor(extra: Partial<StateOptions> = {}) {
+    this.state = createState({
+      startedAt: START,
+      model: null,
+      policySource: '.github/copilot-policy.yml',
+      secrets: [SECRET],
+      ...extra
+    })
+  }
+  onEvent(event: SessionEvent, receivedAt?: number): void {
+    fold(this.state, { type: 'event', event, ...(receivedAt === undefined ? {} : { receivedAt }) })
+  }
+  onDecision(requestId: string, request: PermissionRequest, decision: Decision): void {
+    fold(this.state, { type: 'decision', requestId, request, decision })
+  }
+  onCommand(record: CommandRecord): void {
+    fold(this.state, { type: 'command', record })
+  }
+  setPlan(content: string | null): void {
+    fold(this.state, { type: 'plan', content })
+  }
+  setTodos(todos: Todo[]): void {
+    fold(this.state, { type: 'todos', todos })
+  }
+  setMetrics(metrics: Parameters<typeof fold>[1] & { type: 'metrics' }): void {
+    fold(this.state, metrics)
+  }
+  finish(options: {
+    status: RunStatus
+    endedAt: string
+    error?: { message: string; type?: string }
+  }): Report {
+    return toReport(this.state, {
+      endedAt: options.endedAt,
+      settled: { status: options.status, ...(options.error ? { error: options.error } : {}) }
+    })
+  }
 }
 
-function fold(options: SessionOptions = {}): Report {
+function builder(extra: Partial<StateOptions> = {}): Builder {
+  return new Builder(extra)
+}
+
+function foldSession(options: SessionOptions = {}): Report {
   const b = builder()
-  b.setSessionId('s-1')
-  b.setCliVersion('1.0.102')
-  play(b, recordedSession(options))
+  fold(b.state, { type: 'session-created', sessionId: 's-1' })
+  fold(b.state, { type: 'cli', version: '1.0.102' })
+  play(b.state, recordedSession(options))
   return b.finish({ status: 'completed', endedAt: END })
 }
 
@@ -29,8 +73,8 @@ const ev = (type: string, data: unknown, timestamp?: string): SessionEvent => ({
   ...(timestamp === undefined ? {} : { timestamp })
 })
 
-describe('ReportBuilder: a recorded session', () => {
-  const report = fold()
+describe('fold: a recorded session', () => {
+  const report = foldSession()
 
   it('fills the header from the session and the events', () => {
     expect(report).toMatchObject({
@@ -54,35 +98,54 @@ describe('ReportBuilder: a recorded session', () => {
       {
         toolCallId: 'call-1',
         name: 'bash',
+        outcome: 'succeeded',
         success: true,
         durationMs: 2600, // 2.4 s wait + the partial-result event in between
-        detail: 'GH_TOKEN=*** npm test'
+        target: 'GH_TOKEN=*** npm test'
       },
       {
         toolCallId: 'call-2',
         name: 'view',
+        outcome: 'failed',
         success: false,
         durationMs: 100,
-        detail: 'failure: Path does not exist',
+        target: '/ws/src/missing.ts',
         error: 'failure: Path does not exist'
       },
       {
         // Denied before it started: the name comes from the assistant's toolRequests, the
-        // detail from the policy decision.
+        // target from the policy decision. A denial is not a failure, and the CLI's
+        // boilerplate ("Permission denied") gives way to the policy's reason.
         toolCallId: 'call-3',
         name: 'bash',
+        outcome: 'denied',
         success: false,
         durationMs: null,
-        detail: 'git push origin main',
-        error: 'denied: Permission denied: Pushing is done by the workflow'
+        target: 'git push origin main',
+        rule: 'no-push',
+        error: 'Pushing is done by the workflow, not the agent.'
       },
-      { toolCallId: 'call-4', name: 'edit', success: true, durationMs: 400 },
-      { toolCallId: 'call-5', name: 'bash', success: null, durationMs: null, detail: 'sleep 1000' }
+      {
+        toolCallId: 'call-4',
+        name: 'edit',
+        outcome: 'succeeded',
+        success: true,
+        durationMs: 400,
+        target: '/ws/src/sum.ts'
+      },
+      {
+        toolCallId: 'call-5',
+        name: 'bash',
+        outcome: 'unfinished',
+        success: null,
+        durationMs: null,
+        target: 'sleep 1000'
+      }
     ])
     expect(report.toolStats).toEqual({
-      bash: { calls: 3, succeeded: 1, failed: 1, durationMs: 2600 },
-      view: { calls: 1, succeeded: 0, failed: 1, durationMs: 100 },
-      edit: { calls: 1, succeeded: 1, failed: 0, durationMs: 400 }
+      bash: { calls: 3, succeeded: 1, failed: 0, denied: 1, durationMs: 2600 },
+      view: { calls: 1, succeeded: 0, failed: 1, denied: 0, durationMs: 100 },
+      edit: { calls: 1, succeeded: 1, failed: 0, denied: 0, durationMs: 400 }
     })
   })
 
@@ -129,11 +192,11 @@ describe('ReportBuilder: a recorded session', () => {
   })
 
   it('reads the flat shutdown shape of older builds the same way', () => {
-    expect(fold({ shutdown: 'flat' }).metrics).toEqual(report.metrics)
+    expect(foldSession({ shutdown: 'flat' }).metrics).toEqual(report.metrics)
   })
 
   it('falls back to summing assistant.usage events when no figures came', () => {
-    const metrics = fold({ shutdown: 'none' }).metrics
+    const metrics = foldSession({ shutdown: 'none' }).metrics
     // 6 assistant messages, each followed by one usage event, and one malformed usage event
     // (its tokens caught to 0).
     expect(metrics.models['claude-sonnet-4.5']).toEqual({
@@ -157,7 +220,7 @@ describe('ReportBuilder: a recorded session', () => {
       'autopilot stopped: task_complete'
     ])
     const b = builder()
-    play(b, recordedSession().slice(0, 40))
+    play(b.state, recordedSession().slice(0, 40))
     const early = b.finish({ status: 'failed', endedAt: END }).lastActivity
     expect(early).toContain('ran bash: GH_TOKEN=*** npm test')
   })
@@ -183,13 +246,11 @@ describe('ReportBuilder: a recorded session', () => {
   })
 })
 
-describe('ReportBuilder: details', () => {
+describe('fold: details', () => {
   it('falls back to the receive time when events carry no timestamp', () => {
-    let now = 1000
-    const b = builder({ now: () => now })
-    b.onEvent(ev('tool.execution_start', { toolCallId: 'a', toolName: 'bash' }))
-    now = 1750
-    b.onEvent(ev('tool.execution_complete', { toolCallId: 'a', success: true }))
+    const b = builder()
+    b.onEvent(ev('tool.execution_start', { toolCallId: 'a', toolName: 'bash' }), 1000)
+    b.onEvent(ev('tool.execution_complete', { toolCallId: 'a', success: true }), 1750)
     b.onEvent(ev('tool.execution_start', { toolCallId: 'b', toolName: 'bash' }), 5000)
     b.onEvent(ev('tool.execution_complete', { toolCallId: 'b', success: true }), 5020)
     b.onEvent(ev('tool.execution_start', { toolCallId: 'c', toolName: 'x' }, 'not a date'), 0)
@@ -217,8 +278,8 @@ describe('ReportBuilder: details', () => {
       })
     )
     const [tool] = b.finish({ status: 'failed', endedAt: END }).tools
-    expect(tool?.detail?.length).toBeLessThanOrEqual(REPORT_LIMITS.detailChars)
-    expect(tool?.detail).toMatch(/^echo \*\*\* x+…$/)
+    expect(tool?.target?.length).toBeLessThanOrEqual(REPORT_LIMITS.detailChars)
+    expect(tool?.target).toMatch(/^echo \*\*\* x+…$/)
     expect(tool?.error).toBe('failure: bad token ***')
   })
 
@@ -227,7 +288,7 @@ describe('ReportBuilder: details', () => {
     b.onEvent(ev('session.task_complete', { summary: `done ${SECRET} abc` }))
     b.onEvent(ev('session.error', { errorType: 'query', message: `no ${SECRET}`, statusCode: 500 }))
     b.setPlan(`plan ${SECRET}`)
-    b.setTodos([{ id: 1, title: `todo line-two-secret`, status: 'done' }])
+    b.setTodos([{ id: '1', title: `todo line-two-secret`, status: 'done' }])
     b.onCommand({
       phase: 'verify',
       command: `curl -H "${SECRET}"`,
@@ -241,7 +302,9 @@ describe('ReportBuilder: details', () => {
       { kind: 'custom-tool', toolName: 't', args: { [SECRET]: [SECRET, 1, true, null] } },
       { decision: 'deny', rule: 'default', kind: 'custom-tool', subject: 't' }
     )
-    const r = b.finish({ status: 'failed', endedAt: END })
+    fold(b.state, { type: 'ended', ending: { kind: 'session-error' } })
+    const r = toReport(b.state, { endedAt: END })
+    expect(r.status).toBe('failed')
     expect(r.summary).toBe('done *** abc') // secrets under 4 characters are ignored
     expect(r.error).toEqual({ message: 'no *** (HTTP 500)', type: 'query' })
     expect(r.plan).toEqual({
@@ -252,7 +315,7 @@ describe('ReportBuilder: details', () => {
     expect(r.permissions[0]?.request.args).toEqual({ '***': ['***', 1, true, null] })
   })
 
-  it('prefers the driver’s summary and error, falls back to the events', () => {
+  it('keeps the agent’s summary; the error is what settled the run', () => {
     const b = builder()
     b.onEvent(ev('session.task_complete', { summary: 'from the agent' }))
     b.onEvent(ev('session.error', { message: 'model down' }))
@@ -260,17 +323,13 @@ describe('ReportBuilder: details', () => {
       summary: 'from the agent'
     })
     expect(b.finish({ status: 'completed', endedAt: END }).error).toBeUndefined()
-    expect(b.finish({ status: 'failed', endedAt: END, summary: null }).error).toEqual({
-      message: 'model down'
-    })
     expect(
       b.finish({
         status: 'timed-out',
         endedAt: END,
-        summary: `driver ${SECRET}`,
         error: { message: `timed out ${SECRET}`, type: 'timeout' }
       })
-    ).toMatchObject({ summary: 'driver ***', error: { message: 'timed out ***', type: 'timeout' } })
+    ).toMatchObject({ error: { message: 'timed out ***', type: 'timeout' } })
   })
 
   it('finish() is a snapshot: the builder keeps folding, earlier reports do not change', () => {
@@ -293,7 +352,7 @@ describe('ReportBuilder: details', () => {
     const b = builder()
     b.onEvent(usage)
     b.onEvent(shutdown)
-    b.setMetrics({ totalPremiumRequests: 5, totalApiDurationMs: 100 })
+    b.setMetrics({ type: 'metrics', metrics: { totalPremiumRequests: 5, totalApiDurationMs: 100 } })
     const r = b.finish({ status: 'completed', endedAt: END })
     expect(r.metrics.premiumRequests).toBe(9)
     expect(r.metrics.apiDurationMs).toBe(100) // the shutdown had none: getMetrics fills it
@@ -302,8 +361,11 @@ describe('ReportBuilder: details', () => {
     const c = builder()
     c.onEvent(usage)
     c.setMetrics({
-      totalPremiumRequestCost: 3,
-      codeChanges: { linesAdded: 1, linesRemoved: 2, filesModified: ['a'] }
+      type: 'metrics',
+      metrics: {
+        totalPremiumRequestCost: 3,
+        codeChanges: { linesAdded: 1, linesRemoved: 2, filesModified: ['a'] }
+      }
     })
     expect(c.finish({ status: 'completed', endedAt: END }).metrics).toMatchObject({
       premiumRequests: 3,
@@ -358,7 +420,7 @@ describe('ReportBuilder: details', () => {
   })
 })
 
-describe('ReportBuilder: memory and speed', () => {
+describe('fold: memory and speed', () => {
   it('keeps bounded records over many tool calls, with exact aggregates and failures kept', () => {
     const b = builder()
     const calls = 20_000
@@ -385,6 +447,7 @@ describe('ReportBuilder: memory and speed', () => {
       calls: 10_000,
       succeeded: 10_000 - 20,
       failed: 20,
+      denied: 0,
       durationMs: 10_000
     })
     expect(r.toolStats?.view?.calls).toBe(10_000)

@@ -8,7 +8,9 @@ import os from 'node:os'
 import path from 'node:path'
 import { UserError } from '../../src/errors.js'
 import type { SandboxConfig } from '../../src/policy/sandbox.js'
-import { ReportBuilder } from '../../src/reporting/report.js'
+import { toReport } from '../../src/reporting/report.js'
+import { createState, fold, type RunState } from '../../src/session/fold.js'
+import type { SandboxRecord } from '../../src/reporting/types.js'
 import { renderSummary } from '../../src/reporting/render.js'
 import {
   findOnPath,
@@ -178,14 +180,18 @@ describe('sandboxEvidence', () => {
 
 describe('the report', () => {
   const START = '2026-11-22T10:00:00.000Z'
-  const builder = () =>
-    new ReportBuilder({
-      startedAt: START,
-      model: null,
-      policy: { source: 'p.yml', builtIn: false }
-    })
-  const finish = (b: ReportBuilder) =>
-    b.finish({ status: 'completed', endedAt: '2026-11-22T10:01:00.000Z' })
+  class Builder {
+    readonly state: RunState = createState({ startedAt: START, policySource: 'p.yml' })
+    setSandbox(record: SandboxRecord): void {
+      fold(this.state, { type: 'sandbox', record, required: false })
+    }
+    onEvent(event: SessionEvent): void {
+      fold(this.state, { type: 'event', event })
+    }
+  }
+  const builder = (): Builder => new Builder()
+  const finish = (b: Builder) =>
+    toReport(b.state, { endedAt: '2026-11-22T10:01:00.000Z', settled: { status: 'completed' } })
 
   it('no sandbox key until the run sets one (older reports stay as they were)', () => {
     expect(finish(builder()).sandbox).toBeUndefined()

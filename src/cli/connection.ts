@@ -1,22 +1,13 @@
 /**
- * A typed JSON-RPC connection to the headless CLI (vscode-jsonrpc over stdio). Every result and
- * notification is parsed with the zod schemas of protocol.ts before it leaves this module.
+ * The JSON-RPC transport to the headless CLI (vscode-jsonrpc over stdio): requests whose results
+ * are parsed with a zod schema, notifications, and server→client requests. It names no method:
+ * session-api.ts does.
  */
-import { randomUUID } from 'node:crypto'
 import * as rpc from 'vscode-jsonrpc/node'
-import { z } from 'zod'
-import { UserError, messageOf } from '../errors.js'
+import type { z } from 'zod'
+import { messageOf } from '../errors.js'
 import type { CliProcess } from './process.js'
-import {
-  ConnectResult,
-  SessionEventNotification,
-  SUPPORTED_PROTOCOL_VERSION,
-  type SessionEvent
-} from './protocol.js'
 
-const GitHubTokenRequest = z.looseObject({ registrationId: z.string() })
-
-export type EventListener = (sessionId: string | undefined, event: SessionEvent) => void
 export type NotificationListener = (method: string, params: unknown) => void
 export type RequestHandler = (params: unknown) => unknown
 
@@ -34,7 +25,6 @@ export class ProtocolError extends Error {
 
 export class Connection {
   private readonly connection: rpc.MessageConnection
-  private readonly eventListeners = new Set<EventListener>()
   private readonly notificationListeners = new Set<NotificationListener>()
   private closed = false
 
@@ -44,13 +34,6 @@ export class Connection {
       new rpc.StreamMessageWriter(cli.child.stdin)
     )
     this.connection.onNotification((method: string, params: unknown) => {
-      if (method === 'session.event') {
-        const parsed = SessionEventNotification.safeParse(params)
-        if (!parsed.success) return // an event we cannot read at all is ignored, never fatal
-        for (const listener of this.eventListeners)
-          listener(parsed.data.sessionId, parsed.data.event)
-        return
-      }
       for (const listener of this.notificationListeners) listener(method, params)
     })
     this.connection.onClose(() => {
@@ -67,17 +50,12 @@ export class Connection {
     return this.closed || this.cli.hasExited
   }
 
-  onEvent(listener: EventListener): () => void {
-    this.eventListeners.add(listener)
-    return () => this.eventListeners.delete(listener)
-  }
-
   onNotification(listener: NotificationListener): () => void {
     this.notificationListeners.add(listener)
     return () => this.notificationListeners.delete(listener)
   }
 
-  /** Answer server→client requests such as `exitPlanMode.request`. */
+  /** Answer a server→client request. */
   onRequest(method: string, handler: RequestHandler): void {
     this.connection.onRequest(method, (params: unknown) => handler(params))
   }
@@ -129,36 +107,6 @@ export class Connection {
     } finally {
       clearTimeout(timer)
     }
-  }
-
-  /** The protocol handshake: `connect`, checking the protocol version. Returns the CLI version. */
-  async handshake(timeoutMs = 30_000): Promise<ConnectResult> {
-    const result = await this.request('connect', {}, ConnectResult, timeoutMs)
-    if (result.protocolVersion !== SUPPORTED_PROTOCOL_VERSION) {
-      throw new UserError(
-        `The Copilot CLI${result.version ? ` ${result.version}` : ''} speaks protocol version ${result.protocolVersion}, but this action supports version ${SUPPORTED_PROTOCOL_VERSION}. Set the input 'cli-version' to a supported version (see the README).`
-      )
-    }
-    return result
-  }
-
-  /**
-   * Serve the CLI's `gitHubToken.getToken` requests for one registration with `token`. The CLI
-   * asks when a session created with `gitHubTokenProviderRegistrationId` starts, and again before
-   * the token would expire. Returns the registration id to pass to `session.create`.
-   */
-  provideGitHubToken(token: string): string {
-    const registrationId = randomUUID()
-    type Answer = { kind: 'cancelled' } | { kind: 'token'; accessToken: string; expiresIn: number }
-    this.onRequest('gitHubToken.getToken', (params: unknown): Answer => {
-      const request = GitHubTokenRequest.safeParse(params)
-      if (!request.success || request.data.registrationId !== registrationId) {
-        return { kind: 'cancelled' }
-      }
-      // GitHub tokens given to a job outlive it; the CLI refreshes when under an hour is left.
-      return { kind: 'token', accessToken: token, expiresIn: 6 * 3600 }
-    })
-    return registrationId
   }
 
   dispose(): void {

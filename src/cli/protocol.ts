@@ -104,7 +104,7 @@ export const PermissionRequest = z.looseObject({
   toolCallId: z.string().optional(),
   // shell
   fullCommandText: z.string().optional(),
-  commands: z.array(z.looseObject({ identifier: str.optional() })).optional(),
+  commands: z.array(z.looseObject({ identifier: str.nullable().optional() })).optional(),
   commandSegments: z.array(ShellSegment).optional(),
   possiblePaths: z.array(z.string()).optional(),
   possibleUrls: z.array(z.union([z.string(), z.looseObject({ url: str })])).optional(),
@@ -147,6 +147,14 @@ export const SessionEventNotification = z.looseObject({
   event: SessionEvent
 })
 
+const SubagentData = z.looseObject({
+  toolCallId: z.string(),
+  agentName: z.string().optional(),
+  agentDisplayName: z.string().optional(),
+  agentDescription: z.string().optional(),
+  error: z.string().optional()
+})
+
 /** Data schemas of the event types the action acts on; all other types pass as unknown. */
 export const EventData = {
   'assistant.message': z.looseObject({
@@ -163,10 +171,13 @@ export const EventData = {
   'tool.execution_start': z.looseObject({
     toolCallId: z.string(),
     toolName: z.string().default('unknown'),
-    arguments: z.unknown().optional()
+    arguments: z.unknown().optional(),
+    /** Set on calls a subagent makes: the `task` call that started the subagent. */
+    parentToolCallId: z.string().nullable().optional()
   }),
   'tool.execution_complete': z.looseObject({
     toolCallId: z.string(),
+    parentToolCallId: z.string().nullable().optional(),
     success: z.boolean().default(false),
     result: z.looseObject({ content: z.string().nullable().optional() }).nullable().optional(),
     error: z
@@ -184,8 +195,19 @@ export const EventData = {
   }),
   'session.task_complete': z.looseObject({
     summary: z.string().nullable().optional(),
-    success: z.boolean().optional()
+    /** False when validation failed or the completion was rejected or blocked. */
+    success: z.boolean().optional(),
+    outcome: z.string().optional(),
+    reason: z.string().optional()
   }),
+  'user.message': z.looseObject({
+    content: z.string().nullable().optional(),
+    transformedContent: z.string().nullable().optional()
+  }),
+  /** `subagent.started` / `.completed` / `.failed`: a subagent run by a `task` tool call. */
+  'subagent.started': SubagentData,
+  'subagent.completed': SubagentData,
+  'subagent.failed': SubagentData,
   'session.autopilot_stopped': z.looseObject({ reason: z.string().optional() }),
   'session.error': z.looseObject({
     errorType: z.string().optional(),

@@ -6,6 +6,7 @@
  */
 import { UserError } from '../errors.js'
 import { Connection } from './connection.js'
+import { CopilotApi } from './session-api.js'
 import { spawnCli, type EarlyCli } from './early.js'
 import { describeCli, locateCli } from './install.js'
 import type { CliProcess } from './process.js'
@@ -13,7 +14,7 @@ import type { Settings } from '../settings.js'
 
 export interface StartedCli {
   process: CliProcess
-  connection: Connection
+  api: CopilotApi
   /** The CLI's version: reported by the handshake, else known from the install. */
   version: string | null
   protocolVersion: number
@@ -66,9 +67,10 @@ export class CliStarter {
     }
     const cli = this.process
     this.connection = new Connection(cli)
-    let hello: Awaited<ReturnType<Connection['handshake']>>
+    const api = new CopilotApi(this.connection)
+    let hello: Awaited<ReturnType<CopilotApi['connect']>>
     try {
-      hello = await this.connection.handshake()
+      hello = await api.connect()
     } catch (error) {
       // A CLI that died (maybe before the handshake was even sent): its exit says more.
       if (error instanceof UserError) throw error // it answered: another protocol version
@@ -87,7 +89,7 @@ export class CliStarter {
     this.connected = true
     return {
       process: this.process,
-      connection: this.connection,
+      api,
       version: hello.version ?? knownVersion,
       protocolVersion: hello.protocolVersion
     }

@@ -10,6 +10,7 @@
 import type { ClientOptions, GitHubClient } from '../github/client.js'
 import { createGitHubClient, noopLog } from '../github/client.js'
 import type { CommentTarget, Target } from './target.js'
+import { GITHUB_COMMENT_LIMIT } from './limits.js'
 
 export type CommentMode = 'update' | 'new' | 'off'
 
@@ -44,8 +45,6 @@ export interface CommentPublisher {
 }
 
 export const DEFAULT_KEY = 'default'
-/** GitHub rejects comment bodies longer than this (characters). */
-export const MAX_COMMENT_LENGTH = 65536
 const GITHUB_ACTIONS_LOGIN = 'github-actions[bot]'
 
 /** Keys become part of an HTML comment: keep `[A-Za-z0-9._-]`, replace the rest with `-`. */
@@ -62,9 +61,9 @@ export function markerFor(key: string = DEFAULT_KEY): string {
 export function withMarker(body: string, marker: string): string {
   // A caller that embedded the marker itself gets it moved to the front.
   const full = `${marker}\n${body.split(marker).join('')}`
-  if (full.length <= MAX_COMMENT_LENGTH) return full
-  const note = '\n\n…(truncated: the comment exceeded GitHub’s 65536-character limit)'
-  return full.slice(0, MAX_COMMENT_LENGTH - note.length) + note
+  if (full.length <= GITHUB_COMMENT_LIMIT) return full
+  const note = '\n\n…(truncated: the comment exceeded GitHub’s 65,536-character limit)'
+  return full.slice(0, GITHUB_COMMENT_LIMIT - note.length) + note
 }
 
 type Identity = { kind: 'user'; login: string } | { kind: 'installation' }

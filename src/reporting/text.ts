@@ -129,18 +129,216 @@ export function stripHtmlComments(text: string): string {
 }
 
 /**
- * Make untrusted text safe to place in GitHub markdown (a comment or job summary), keeping it
- * readable and keeping its markdown formatting (emphasis, lists, inline code):
+ * Make untrusted markdown safe to place in GitHub markdown (a comment or job summary), keeping it
+ * readable and keeping its formatting (emphasis, lists, code). Outside code:
  * - HTML comments are removed entirely, so the text cannot forge a hidden marker;
  * - `<` and `>` are escaped, so no raw HTML (`</details>`, `<img>`, `<script>`) gets through;
  * - `@user` and `@org/team` mentions get a zero-width joiner after the `@`: nobody is pinged;
  * - `#123`, `owner/repo#123`, `GH-123` and GitHub issue / pull request / discussion URLs get a
  *   zero-width space, so they read the same but neither link nor cross-reference anything;
- * - control characters and bidi overrides are dropped.
+ * - `](` and `]:` are escaped: no inline link, image or link definition (whose destination or
+ *   title could swallow a backtick and shift where code spans start);
+ * - a backtick that does not open a code span is escaped, so none can pair with another later.
+ *
+ * Code stays literal: inside a code span (one line, as GitHub will see it) or a fenced code block
+ * nothing links, pings or renders as HTML, so `a < b` and `@user` are left as they are. Fenced
+ * blocks are written again at column 0 with a fence longer than any backtick run inside and are
+ * always closed, so an unterminated fence cannot swallow what follows. Everywhere, control and
+ * bidi-override characters are dropped and `<!--` is broken.
  */
 export function neutralizeMarkdown(text: string): string {
+  const lines = stripUnsafeChars(text).split('\n')
+  const out: string[] = []
+  let prose: string[] = []
+  const flush = (): void => {
+    if (prose.length > 0) out.push(neutralizeLines(prose))
+    prose = []
+  }
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i] as string
+    const open = FENCE_OPEN.exec(line)
+    if (open === null || (open[2]?.startsWith('`') && open[3]?.includes('`'))) {
+      prose.push(line)
+      continue
+    }
+    flush()
+    const indent = (open[1] as string).length
+    const marker = open[2] as string
+    const body: string[] = []
+    let j = i + 1
+    for (; j < lines.length; j++) {
+      const close = FENCE_CLOSE.exec(lines[j] as string)
+      const run = close?.[1]
+      if (run !== undefined && run[0] === marker[0] && run.length >= marker.length) break
+      body.push(dedent(lines[j] as string, indent))
+    }
+    out.push(codeBlock(body.join('\n'), (open[3] ?? '').trim().split(/\s/)[0] ?? ''))
+    i = j // the closing fence (or the end) is consumed
+  }
+  flush()
+  return out.join('\n')
+}
+
+/** An opening code fence: up to 3 spaces, 3+ backticks or tildes, an info string. */
+const FENCE_OPEN = /^( {0,3})(`{3,}|~{3,})(.*)$/
+/** A closing code fence (same character, at least as long as the opener: checked by the caller). */
+const FENCE_CLOSE = /^ {0,3}(`{3,}|~{3,})[ \t]*$/
+
+/** Remove up to `n` leading spaces, as CommonMark does for the lines of an indented fence. */
+function dedent(line: string, n: number): string {
+  let k = 0
+  while (k < n && line[k] === ' ') k++
+  return line.slice(k)
+}
+
+/** A piece of untrusted markdown outside fenced code: prose, or a code span to keep. */
+interface Segment {
+  code: boolean
+  text: string
+}
+
+/**
+ * Lines of untrusted markdown outside fenced code: code spans kept literal, HTML comments removed
+ * (also across lines and code spans), the rest neutralized.
+ */
+function neutralizeLines(lines: string[]): string {
+  const segments: Segment[] = []
+  lines.forEach((line, n) => {
+    if (n > 0) segments.push({ code: false, text: '\n' })
+    segments.push(...lineSegments(line))
+  })
+  const kept = stripCommentsAcross(segments)
+  let out = ''
+  kept.forEach((segment, n) => {
+    if (segment.code) {
+      out += segment.text
+      return
+    }
+    let text = neutralizeProse(segment.text)
+    // A backslash left last before a code span would escape its opening backtick.
+    if (kept[n + 1]?.code === true && /(?<!\\)(?:\\\\)*\\$/.test(text)) text += '\\'
+    out += text
+  })
+  return out
+}
+
+/**
+ * One line, split into prose and code spans as GitHub pairs them: a run of N backticks with the
+ * next run of exactly N on the line. A run is only taken as a code span when GitHub is sure to
+ * see one: not escaped, not glued to a URL (an autolink would swallow it), and without `|` inside
+ * (a table row would be split there first). Every other backtick is escaped in the prose, so it
+ * cannot pair with another one later, on this line or the next.
+ */
+function lineSegments(line: string): Segment[] {
+  const segments: Segment[] = []
+  let prose = ''
+  let i = 0
+  while (i < line.length) {
+    const ch = line[i] as string
+    if (ch === '\\' && i + 1 < line.length && ASCII_PUNCT.has(line[i + 1] as string)) {
+      const next = line[i + 1] as string
+      // `\<` shows `<`: keep the `<` alone, escaped as an entity later (not `\&lt;`).
+      prose += next === '<' || next === '>' ? next : line.slice(i, i + 2)
+      i += 2
+      continue
+    }
+    if (ch !== '`') {
+      prose += ch
+      i++
+      continue
+    }
+    const n = runLength(line, i, '`')
+    const close = findRun(line, i + n, n)
+    const content = close < 0 ? '' : line.slice(i + n, close)
+    if (close >= 0 && !content.includes('|') && !gluedToLink(line, i)) {
+      if (prose !== '') segments.push({ code: false, text: prose })
+      prose = ''
+      const fence = '`'.repeat(n)
+      segments.push({ code: true, text: `${fence}${breakCommentOpeners(content)}${fence}` })
+      i = close + n
+    } else {
+      prose += '\\`'.repeat(n)
+      i += n
+    }
+  }
+  if (prose !== '') segments.push({ code: false, text: prose })
+  return segments
+}
+
+/**
+ * HTML comments in the prose removed whole, code spans inside them too; one left open runs to
+ * the end. (A comment opener inside a code span is not one, and stays, broken.)
+ */
+function stripCommentsAcross(segments: Segment[]): Segment[] {
+  const out: Segment[] = []
+  let inComment = false
+  for (const segment of segments) {
+    if (segment.code) {
+      if (!inComment) out.push({ ...segment })
+      continue
+    }
+    let text = segment.text
+    let kept = ''
+    while (text !== '') {
+      if (inComment) {
+        const end = /--!?>/.exec(text)
+        if (end === null) break
+        text = text.slice(end.index + end[0].length)
+        inComment = false
+      } else {
+        const start = text.indexOf('<!--')
+        if (start < 0) {
+          kept += text
+          break
+        }
+        kept += text.slice(0, start)
+        text = text.slice(start + 4)
+        inComment = true
+      }
+    }
+    if (kept === '') continue
+    // Prose either side of what was cut is one text again (`@` + `user` must be seen whole).
+    const last = out[out.length - 1]
+    if (last !== undefined && !last.code) last.text += kept
+    else out.push({ code: false, text: kept })
+  }
+  return out
+}
+
+/** What a backslash escapes in CommonMark. */
+const ASCII_PUNCT = new Set('!"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}~')
+
+function runLength(text: string, start: number, ch: string): number {
+  let n = 0
+  while (text[start + n] === ch) n++
+  return n
+}
+
+/** Where the next run of exactly `n` backticks starts at or after `from`, or -1. */
+function findRun(text: string, from: number, n: number): number {
+  for (let i = text.indexOf('`', from); i >= 0;) {
+    const len = runLength(text, i, '`')
+    if (len === n) return i
+    i = text.indexOf('`', i + len)
+  }
+  return -1
+}
+
+/** The word before position `i` could be an autolink (or math) that takes the backtick in. */
+function gluedToLink(line: string, i: number): boolean {
+  const word = /\S*$/.exec(line.slice(0, i))?.[0] ?? ''
+  return /www\.|:|\$/i.test(word)
+}
+
+/**
+ * `neutralizeMarkdown` for text with no code in it (every backtick is taken as text by the
+ * caller, or escaped already): the prose rules only.
+ */
+export function neutralizeProse(text: string): string {
   let out = stripHtmlComments(stripUnsafeChars(text))
   out = out.replace(/</g, '&lt;').replace(/>/g, '&gt;')
+  // No link, image or link definition: `](` and `]:` with an unescaped `]`.
+  out = out.replace(/(?<!\\)((?:\\\\)*)\](?=[(:])/g, '$1\\]')
   // Issue / pull request / discussion URLs on github.com: break the autolink (scheme, domain).
   out = out.replace(
     /\b(?:(https?):\/\/)?((?:www\.)?github)\.com(?=\/[\w.-]+\/[\w.-]+\/(?:issues|pulls?|discussions)\b)/gi,
@@ -156,13 +354,24 @@ export function neutralizeMarkdown(text: string): string {
 }
 
 /**
+ * Untrusted markdown on one line (a policy message, a note): whitespace collapsed, cut to `max`,
+ * code spans kept literal and the rest neutralized as by `neutralizeMarkdown`. Nothing in it can
+ * start a block: put it after some text of ours on the line. In a table cell, pass it through
+ * `tableCell`.
+ */
+export function inlineMarkdown(text: string, max = 200): string {
+  return neutralizeLines([clip(stripUnsafeChars(text).replace(/\s+/g, ' ').trim(), max)])
+}
+
+/**
  * Untrusted text on one line (a list item, a table cell): neutralized, newlines and runs of
  * whitespace collapsed, backticks escaped (no code span or fence can start in it), cut to `max`
  * characters. In a table cell, pass it through `tableCell`.
  */
 export function inlineText(text: string, max = 200): string {
   const oneLine = stripUnsafeChars(text).replace(/\s+/g, ' ').trim()
-  return neutralizeMarkdown(clip(oneLine, max)).replace(/`/g, '\\`')
+  // Backslashes too: `\`` must not become an escaped backslash before a live backtick.
+  return neutralizeProse(clip(oneLine, max).replace(/[\\`]/g, '\\$&'))
 }
 
 /**
@@ -281,4 +490,57 @@ function countLines(text: string): number {
 /** `1234567` → `1,234,567`. */
 export function formatInt(n: number): string {
   return Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : String(n)
+}
+
+/**
+ * The end of a command's output: its last `lines` lines, then as many of them as fit in `max`
+ * characters (whole lines, unless the last one alone is too long), led by a note of what was cut.
+ * The result is never longer than `max`.
+ */
+export function tailLines(text: string, lines: number, max: number): string {
+  const all = stripUnsafeChars(text).replace(/\n+$/, '').split('\n')
+  let start = Math.max(0, all.length - Math.max(0, lines))
+  const noteFor = (cut: number): string =>
+    cut > 0 ? `… ${formatInt(cut)} earlier ${cut === 1 ? 'line' : 'lines'} cut\n` : ''
+  const size = (from: number): number =>
+    noteFor(from).length + all.slice(from).reduce((n, line) => n + line.length + 1, 0) - 1
+  while (start < all.length - 1 && size(start) > max) start++
+  const body = all.slice(start).join('\n')
+  const note = noteFor(start)
+  if (note.length + body.length <= max) return note + body
+  // One line longer than the room: keep its end.
+  const room = max - note.length - 1
+  if (room <= 0) return clip(note.trimEnd(), max)
+  return `${note}…${safeSlice(body, body.length - room + 1, body.length)}`
+}
+
+// ---------------------------------------------------------------------------------------------
+// Durations
+
+/** `850 ms`, `12.3 s`, `3 m 12 s`, `1 h 02 m`: how long something took. */
+export function formatDuration(ms: number): string {
+  if (!Number.isFinite(ms) || ms < 0) return '—'
+  if (ms < 1000) return `${Math.round(ms)} ms`
+  if (ms < 60_000) return `${(Math.floor(ms / 100) / 10).toFixed(1)} s`
+  const totalSeconds = Math.floor(ms / 1000)
+  const hours = Math.floor(totalSeconds / 3600)
+  const minutes = Math.floor((totalSeconds % 3600) / 60)
+  const seconds = totalSeconds % 60
+  if (hours > 0) return `${hours} h ${String(minutes).padStart(2, '0')} m`
+  return `${minutes} m ${String(seconds).padStart(2, '0')} s`
+}
+
+/**
+ * A limit as people state it (a timeout, an idle time): `500 ms`, `30 s`, `1.5 min`, `2 min`,
+ * `1 min 40 s`. Never rounded to a figure it is not: 30 seconds is not "1 min".
+ */
+export function formatMinutes(ms: number): string {
+  if (!Number.isFinite(ms) || ms < 0) return '—'
+  if (ms < 1000) return `${Math.round(ms)} ms`
+  const tenths = Math.round(ms / 100)
+  if (tenths < 600) return `${tenths % 10 === 0 ? tenths / 10 : (tenths / 10).toFixed(1)} s`
+  const seconds = Math.round(ms / 1000)
+  if (seconds % 60 === 0) return `${formatInt(seconds / 60)} min`
+  if (seconds % 6 === 0) return `${(seconds / 60).toFixed(1)} min`
+  return `${formatInt(Math.floor(seconds / 60))} min ${seconds % 60} s`
 }

@@ -5,17 +5,39 @@
 import type { PermissionRequest } from '../cli/protocol.js'
 import type { Verdict } from '../policy/types.js'
 
-export type RunStatus = 'completed' | 'incomplete' | 'failed' | 'timed-out' | 'cancelled'
+/**
+ * How the run ended. `completed` only when the agent called task_complete, the CLI accepted it
+ * and every verify command passed; `verify-failed` when the agent completed but a verify command
+ * failed. The `status` output, the headline, the job summary and the step result all follow it.
+ */
+export const RUN_STATUSES = [
+  'completed',
+  'verify-failed',
+  'incomplete',
+  'failed',
+  'timed-out',
+  'cancelled'
+] as const
+export type RunStatus = (typeof RUN_STATUSES)[number]
+
+/** What became of one tool call. A call the policy denied is `denied`, never `failed`. */
+export type ToolOutcome = 'succeeded' | 'failed' | 'denied' | 'unfinished'
 
 export interface ToolCallRecord {
   toolCallId: string
   name: string
-  success: boolean | null // null while still running / never completed
+  outcome: ToolOutcome
+  /** As the CLI reported it (false for a denied call too); null while running / never completed. */
+  success: boolean | null
   durationMs: number | null
-  /** Short, redacted detail for notable calls: the shell command, the error message. */
-  detail?: string
-  /** Why a failed call failed (`denied: ...`, `failure: ...`), short and redacted. */
+  /** What the call was about: the shell command, the path, the URL, the pattern (short, redacted). */
+  target?: string
+  /** Why it failed, or why the policy denied it (short, redacted). */
   error?: string
+  /** The policy rule that denied it. */
+  rule?: string
+  /** The subagent call (a `task` call) this call ran inside; absent for the agent's own calls. */
+  parentToolCallId?: string
 }
 
 /** Aggregate figures for one tool name, over every call (also those not kept in `tools`). */
@@ -23,7 +45,39 @@ export interface ToolStats {
   calls: number
   succeeded: number
   failed: number
+  /** Calls the policy denied (not counted in `failed`). */
+  denied: number
   durationMs: number
+}
+
+/** A subagent the agent started (a `task` tool call); its own calls name it as their parent. */
+export interface SubagentRecord {
+  toolCallId: string
+  /** The agent's name (`explore`, `general-purpose`, a custom agent). */
+  name: string
+  description?: string
+  outcome: 'running' | 'completed' | 'failed'
+  error?: string
+}
+
+/**
+ * The agent's task_complete, and what the CLI made of it: `accepted`, or `rejected` (the CLI
+ * refused or withdrew it: in plan mode, or sending the agent back to work; the run is then not
+ * complete whatever the agent said).
+ */
+export interface CompletionRecord {
+  state: 'accepted' | 'rejected'
+  /** Why the CLI refused it. */
+  reason?: string
+}
+
+/** An error in the policy file, where it is (the run did not start). */
+export interface PolicyIssueRecord {
+  file: string
+  line: number
+  column: number
+  message: string
+  fix: string
 }
 
 export interface PermissionRecord {
@@ -92,7 +146,14 @@ export interface Report {
   endedAt: string | null
   durationMs: number | null
   error?: { message: string; type?: string }
-  policy: { source: string; builtIn: boolean }
+  policy: {
+    source: string
+    builtIn: boolean
+    /** The policy's errors, when it could not be used (then no session ran). */
+    issues?: PolicyIssueRecord[]
+  }
+  /** The agent's task_complete, when it called it. */
+  completion?: CompletionRecord
   /** The OS sandbox around the agent's shell commands (absent in reports of older versions). */
   sandbox?: SandboxRecord
   plan: { content: string | null; todos: TodoRecord[] }
@@ -110,6 +171,13 @@ export interface Report {
   toolStats?: Record<string, ToolStats>
   /** How many tool call records were dropped from `tools` to bound memory (failures are kept). */
   toolsOmitted?: number
+  /** Subagents the agent started, in order. */
+  subagents?: SubagentRecord[]
+  /**
+   * Calls the CLI makes for itself (`report_intent`, ...): not the agent's work, so not in
+   * `tools` or `toolStats`; only counted here.
+   */
+  internalCalls?: number
   /** Allowed / denied counts per permission kind, over every decision. */
   permissionCounts?: Record<string, { allow: number; deny: number }>
   /** How many permission records were dropped from `permissions` (denials are kept first). */

@@ -22,15 +22,8 @@
  * - extensions (.github/extensions/NAME/extension.mjs) run with `requestExtensions: true`.
  */
 
-/** The session.create fields that decide what the CLI loads from the working tree. */
-export interface RepositoryConfigOptions {
-  enableConfigDiscovery: boolean
-  enableFileHooks: boolean
-  /** Declares the working directory trusted for this session only (never persisted). */
-  trustWorkingDirectory?: 'session'
-  requestExtensions?: false
-  excludedTools?: string[]
-}
+import type { RepositoryConfigOptions } from '../cli/session-api.js'
+export type { RepositoryConfigOptions } from '../cli/session-api.js'
 
 /** The CLI tool that starts language servers configured in the tree (.github/lsp.json). */
 export const LSP_TOOL = 'lsp'

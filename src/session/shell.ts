@@ -11,9 +11,7 @@
  */
 import fs from 'node:fs'
 import path from 'node:path'
-import { z } from 'zod'
-import type { Connection } from '../cli/connection.js'
-import { ShellExecResult, ShellExitNotification } from '../cli/protocol.js'
+import type { SessionApi } from '../cli/session-api.js'
 import { messageOf } from '../errors.js'
 import type { CommandRecord } from '../reporting/types.js'
 
@@ -23,7 +21,7 @@ export interface ShellCommand {
 }
 
 export interface ShellRunOptions {
-  connection: Connection
+  api: SessionApi
   sessionId: string
   workingDirectory: string
   /** Scratch directory for the wrapper files. */
@@ -74,11 +72,8 @@ export async function runShellCommand(
   const started = Date.now()
   let exitFromNotification: number | null | undefined
   let processId: string | undefined
-  const unsubscribe = options.connection.onNotification((method, params) => {
-    if (method !== 'shell.exit') return
-    const parsed = ShellExitNotification.safeParse(params)
-    if (parsed.success && parsed.data.processId === processId)
-      exitFromNotification = parsed.data.exitCode ?? null
+  const unsubscribe = options.api.onShellExit((id, exitCode) => {
+    if (id === processId) exitFromNotification = exitCode
   })
 
   let offset = 0
@@ -109,18 +104,13 @@ export async function runShellCommand(
   let timedOut = false
   let cancelled = false
   try {
-    const started_ = await options.connection.request(
-      'session.shell.exec',
-      {
-        sessionId: options.sessionId,
-        command: `bash ${q(files.wrapper)}`,
-        cwd: options.workingDirectory,
-        // The CLI's own timeout (default 30 s) must not fire before ours does.
-        timeout: options.timeoutMs + 60_000
-      },
-      ShellExecResult
-    )
-    processId = String(started_.processId)
+    const started_ = await options.api.shellExec(options.sessionId, {
+      command: `bash ${q(files.wrapper)}`,
+      cwd: options.workingDirectory,
+      // The CLI's own timeout (default 30 s) must not fire before ours does.
+      timeoutMs: options.timeoutMs + 60_000
+    })
+    processId = started_.processId
     const deadline = started + options.timeoutMs
     while (!fs.existsSync(files.exit) && exitFromNotification === undefined) {
       if (options.signal.aborted) {
@@ -179,12 +169,7 @@ export async function runShellCommand(
 async function kill(options: ShellRunOptions, processId: string, pgidFile: string): Promise<void> {
   const send = async (signal: 'SIGTERM' | 'SIGKILL'): Promise<void> => {
     try {
-      await options.connection.request(
-        'session.shell.kill',
-        { sessionId: options.sessionId, processId, signal },
-        z.unknown(),
-        5_000
-      )
+      await options.api.shellKill(options.sessionId, processId, signal)
     } catch {
       // the CLI may already have reaped it, or be gone: the group kill below still applies
     }

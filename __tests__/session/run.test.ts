@@ -1,0 +1,286 @@
+/**
+ * The session driver against an in-memory SessionApi (test-support/fake-session.ts): the order of
+ * calls, answers to permission requests and plan exits, and every way a run ends. The real CLI
+ * runs these paths in __tests__/e2e.
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import type { SessionEvent } from '../../src/cli/protocol.js'
+import { compilePolicy, type CompiledPolicy } from '../../src/policy/index.js'
+import { toReport } from '../../src/reporting/report.js'
+import type { Report } from '../../src/reporting/types.js'
+import { Recorder } from '../../src/session/recorder.js'
+import { Run, type Logger, type RunOptions } from '../../src/session/run.js'
+import { FakeSession, type ScriptStep } from '../../test-support/fake-session.js'
+
+const POLICY = `version: 1
+sandbox: { mode: off }
+rules:
+  - { id: tests, decision: allow, shell: ["npm test"] }
+  - { id: no-push, decision: deny, reason: pushing is the workflow's job, shell: ["git push*"] }
+`
+
+let dir: string
+let policy: CompiledPolicy
+beforeAll(async () => {
+  dir = mkdtempSync(path.join(os.tmpdir(), 'run-test-'))
+  policy = await compilePolicy(POLICY, 'policy.yml', dir)
+})
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+const lines: string[] = []
+const log: Logger = {
+  info: (line) => lines.push(line),
+  warning: (line) => lines.push(`warning: ${line}`),
+  debug: () => undefined,
+  group: (_name, work) => work()
+}
+
+const ev = (type: string, data: unknown = {}): ScriptStep => ({
+  event: { type, data } satisfies SessionEvent
+})
+const permission = (requestId: string, command: string, toolCallId: string): ScriptStep[] => [
+  ev('permission.requested', {
+    requestId,
+    permissionRequest: { kind: 'shell', fullCommandText: command, toolCallId }
+  }),
+  { awaitPermission: requestId }
+]
+const done: ScriptStep[] = [ev('session.task_complete', { summary: 'Done.' }), ev('session.idle')]
+
+async function drive(
+  fake: FakeSession,
+  options: Partial<RunOptions> = {}
+): Promise<{ report: Report; ending: string }> {
+  const recorder = new Recorder({
+    startedAt: new Date().toISOString(),
+    policySource: 'policy.yml',
+    workingDirectory: dir
+  })
+  const ending = await new Run({
+    api: fake,
+    policy,
+    recorder,
+    log,
+    prompt: 'Fix the tests',
+    workingDirectory: dir,
+    provider: { type: 'openai', baseUrl: 'http://127.0.0.1:1/v1' },
+    planFirst: false,
+    trustedConfig: false,
+    maxAutopilotContinues: 5,
+    timeoutMs: 10_000,
+    idleTimeoutMs: 5_000,
+    signal: new AbortController().signal,
+    cliExited: new Promise<string>(() => undefined),
+    setupCommands: [],
+    verifyCommands: [],
+    commandTimeoutMs: 5_000,
+    scratchDir: path.join(dir, 'scratch'),
+    protectedGroups: [process.pid],
+    redact: (text) => text,
+    ...options
+  }).execute()
+  return {
+    report: toReport(recorder.state, { endedAt: new Date().toISOString() }),
+    ending: ending.kind
+  }
+}
+
+describe('Run', () => {
+  it('creates, sets the mode, sends, waits for idle, reads back and shuts down, in order', async () => {
+    const fake = new FakeSession(done)
+    const { report, ending } = await drive(fake)
+    expect(ending).toBe('idle')
+    expect(report.status).toBe('completed')
+    expect(fake.methods()).toEqual([
+      'create',
+      'setMode',
+      'send',
+      'readPlan',
+      'readTodos',
+      'metrics',
+      'shutdown'
+    ])
+    expect(fake.calls[1]?.args).toEqual(['fake-session', 'autopilot'])
+  })
+
+  it('answers each permission request from the policy, once, and records the rule', async () => {
+    const fake = new FakeSession([
+      ...permission('p1', 'npm test', 'c1'),
+      ...permission('p2', 'git push origin main', 'c2'),
+      // A repeated request id is not answered twice.
+      ev('permission.requested', {
+        requestId: 'p2',
+        permissionRequest: { kind: 'shell', fullCommandText: 'npm test', toolCallId: 'c2' }
+      }),
+      ev('tool.execution_complete', { toolCallId: 'c2', success: false }),
+      ...done
+    ])
+    const { report } = await drive(fake)
+    expect(fake.permissionAnswers.get('p1')).toEqual({ kind: 'approve-once' })
+    const denied = fake.permissionAnswers.get('p2')
+    expect(denied).toMatchObject({ kind: 'reject' })
+    expect(denied?.kind === 'reject' && denied.feedback).toContain("pushing is the workflow's job")
+    expect(fake.calls.filter((c) => c.method === 'answerPermission')).toHaveLength(2)
+    expect(report.permissions.map((p) => [p.requestId, p.decision, p.rule])).toEqual([
+      ['p1', 'allow', 'tests'],
+      ['p2', 'deny', 'no-push']
+    ])
+    expect(report.tools[0]).toMatchObject({ outcome: 'denied', rule: 'no-push' })
+  })
+
+  it('a failing verify command after task_complete: verify-failed, with its output', async () => {
+    const fake = new FakeSession(done)
+    const { report } = await drive(fake, {
+      verifyCommands: ['echo checking; exit 3', 'true']
+    })
+    expect(report.status).toBe('verify-failed')
+    expect(report.commands.map((c) => [c.command, c.exitCode])).toEqual([
+      ['echo checking; exit 3', 3],
+      ['true', 0]
+    ])
+    expect(report.commands[0]?.outputTail).toContain('checking')
+  })
+
+  it('a failing setup command: the prompt is never sent', async () => {
+    const fake = new FakeSession(done)
+    const { report, ending } = await drive(fake, { setupCommands: ['exit 4', 'true'] })
+    expect(ending).toBe('setup-failed')
+    expect(report.status).toBe('failed')
+    expect(fake.methods()).not.toContain('send')
+    expect(report.commands).toHaveLength(1)
+  })
+
+  it('a silent agent is a hang: aborted, timed-out', async () => {
+    const fake = new FakeSession([ev('assistant.turn_start'), { wait: 60_000 }])
+    const { report, ending } = await drive(fake, { idleTimeoutMs: 300 })
+    expect(ending).toBe('hang')
+    expect(report.status).toBe('timed-out')
+    expect(fake.methods()).toContain('abort')
+  })
+
+  it('a session error ends the run at once, as failed', async () => {
+    const fake = new FakeSession([
+      ev('session.error', { errorType: 'query', message: 'model down', statusCode: 500 }),
+      { wait: 60_000 }
+    ])
+    const { report } = await drive(fake)
+    expect(report.status).toBe('failed')
+    expect(report.error?.message).toBe('model down (HTTP 500)')
+    expect(fake.methods()).toContain('abort')
+  })
+
+  it('cancellation aborts the session and reports cancelled', async () => {
+    const cancel = new AbortController()
+    const fake = new FakeSession([{ wait: 60_000 }])
+    setTimeout(() => cancel.abort(), 200)
+    const { report } = await drive(fake, { signal: cancel.signal })
+    expect(report.status).toBe('cancelled')
+    expect(fake.methods()).toContain('abort')
+  })
+
+  it('the CLI exiting ends the run as failed, with what it said', async () => {
+    const fake = new FakeSession([{ wait: 60_000 }])
+    const { report } = await drive(fake, {
+      cliExited: new Promise((resolve) => setTimeout(() => resolve('The Copilot CLI exited'), 100))
+    })
+    expect(report.status).toBe('failed')
+    expect(report.error?.message).toBe('The Copilot CLI exited')
+  })
+
+  it('plan first: starts in plan mode and approves leaving it once, by the request or the event', async () => {
+    const viaEvent = new FakeSession([
+      ev('exit_plan_mode.requested', { requestId: 'x1', planContent: '# Plan' }),
+      { awaitExitPlan: 'x1' },
+      ...done
+    ])
+    const { report } = await drive(viaEvent, { planFirst: true })
+    expect(viaEvent.calls[1]?.args).toEqual(['fake-session', 'plan'])
+    expect(viaEvent.exitPlanAnswers.get('x1')).toEqual({
+      approved: true,
+      selectedAction: 'autopilot',
+      autoApproveEdits: false
+    })
+    expect(report.plan.content).toBe('# Plan')
+
+    // The CLI's request answers first; the event's fallback then stays silent.
+    const viaRequest = new FakeSession([
+      ev('exit_plan_mode.requested', { requestId: 'x2' }),
+      { wait: 50 },
+      ...done,
+      { wait: 2_000 }
+    ])
+    const running = drive(viaRequest, { planFirst: true })
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    expect(viaRequest.requestExitPlan()).toMatchObject({ approved: true })
+    await running
+    expect(viaRequest.methods()).not.toContain('answerExitPlan')
+  })
+
+  it('reads the todo list when it changes', async () => {
+    const fake = new FakeSession([ev('session.todos_changed'), { wait: 50 }, ...done])
+    fake.todos = [{ id: '1', title: 'Fix sum()', status: 'done' }]
+    const { report } = await drive(fake)
+    expect(fake.methods().filter((m) => m === 'readTodos').length).toBeGreaterThanOrEqual(2)
+    expect(report.plan.todos).toEqual([{ id: '1', title: 'Fix sum()', status: 'done' }])
+  })
+
+  it('a task_complete the CLI refused (plan mode) is incomplete, not completed', async () => {
+    const fake = new FakeSession([
+      ev('tool.execution_start', { toolCallId: 't', toolName: 'task_complete' }),
+      ev('session.task_complete', { summary: 'I did it' }),
+      ev('tool.execution_complete', {
+        toolCallId: 't',
+        success: false,
+        error: { message: 'not allowed in plan mode' }
+      }),
+      ev('session.idle')
+    ])
+    const { report } = await drive(fake, { planFirst: true })
+    expect(report.status).toBe('incomplete')
+    expect(report.summary).toBe('I did it')
+    expect(report.completion).toEqual({ state: 'rejected', reason: 'not allowed in plan mode' })
+  })
+})
+
+describe('Run: what the review found', () => {
+  it('verify commands the CLI never ran are recorded as not run, and the run is not completed', async () => {
+    const fake = new FakeSession(done)
+    fake.onEvent((event) => {
+      if (event.type === 'session.idle') fake.closed = true
+    })
+    const { report } = await drive(fake, { verifyCommands: ['exit 1', 'true'] })
+    expect(report.status).toBe('verify-failed')
+    expect(report.commands.map((c) => [c.command, c.exitCode, c.outputTail])).toEqual([
+      ['exit 1', null, '[not run: the Copilot CLI is gone]'],
+      ['true', null, '[not run: the Copilot CLI is gone]']
+    ])
+  })
+
+  it('a session error from before the prompt does not end the agent’s run', async () => {
+    const fake = new FakeSession([{ wait: 50 }, ...done])
+    const { report } = await drive(fake, {
+      setupCommands: ['sleep 0.3'],
+      // the error arrives while the setup command runs
+      verifyCommands: []
+    })
+    expect(report.status).toBe('completed')
+    const early = new FakeSession([{ wait: 50 }, ...done])
+    setTimeout(() => early.emit({ type: 'session.error', data: { message: 'early' } }), 100)
+    const second = await drive(early, { setupCommands: ['sleep 0.4'] })
+    expect(second.report.status).toBe('completed')
+    expect(early.methods()).not.toContain('abort')
+  })
+
+  it('a permission request it cannot read is denied, not left waiting', async () => {
+    const fake = new FakeSession([
+      ev('permission.requested', { requestId: 'bad', permissionRequest: { kind: 7 } }),
+      { awaitPermission: 'bad' },
+      ...done
+    ])
+    const { report } = await drive(fake)
+    expect(fake.permissionAnswers.get('bad')).toMatchObject({ kind: 'reject' })
+    expect(report.permissions[0]).toMatchObject({ decision: 'deny', rule: 'invalid-request' })
+  })
+})

@@ -1,0 +1,296 @@
+/**
+ * The Copilot CLI's JSON-RPC methods the action uses, one typed, zod-checked function each.
+ * This is the only module that names a method: everything else calls `CopilotApi` (or, in unit
+ * tests, an in-memory `SessionApi`).
+ */
+import { randomUUID } from 'node:crypto'
+import { z } from 'zod'
+import { UserError } from '../errors.js'
+import type { Connection } from './connection.js'
+import {
+  ConnectResult,
+  CreateSessionResult,
+  PlanReadResult,
+  ReadTodosResult,
+  SendResult,
+  SessionEventNotification,
+  ShellExecResult,
+  ShellExitNotification,
+  SUPPORTED_PROTOCOL_VERSION,
+  UsageMetrics,
+  type PermissionAnswer,
+  type SessionEvent,
+  type Todo
+} from './protocol.js'
+import type { SandboxConfig } from '../policy/sandbox.js'
+import type { Provider } from '../settings.js'
+
+/** The JSON-RPC method names, in one place. */
+export const METHOD = {
+  connect: 'connect',
+  sessionEvent: 'session.event',
+  create: 'session.create',
+  authStatus: 'session.gitHubAuth.getStatus',
+  setMode: 'session.mode.set',
+  send: 'session.send',
+  abort: 'session.abort',
+  shutdown: 'session.shutdown',
+  readPlan: 'session.plan.read',
+  readTodos: 'session.plan.readSqlTodos',
+  metrics: 'session.usage.getMetrics',
+  answerPermission: 'session.permissions.handlePendingPermissionRequest',
+  answerExitPlan: 'session.ui.handlePendingExitPlanMode',
+  shellExec: 'session.shell.exec',
+  shellKill: 'session.shell.kill',
+  shellExit: 'shell.exit',
+  exitPlanRequest: 'exitPlanMode.request',
+  getToken: 'gitHubToken.getToken'
+} as const
+
+export type SessionMode = 'plan' | 'autopilot' | 'interactive'
+
+/** The session.create fields that decide what the CLI loads from the working tree. */
+export interface RepositoryConfigOptions {
+  enableConfigDiscovery: boolean
+  enableFileHooks: boolean
+  /** Declares the working directory trusted for this session only (never persisted). */
+  trustWorkingDirectory?: 'session'
+  requestExtensions?: false
+  excludedTools?: string[]
+}
+
+export interface CreateSessionOptions {
+  model?: string
+  workingDirectory: string
+  maxAutopilotContinues: number
+  /** Ask the action before leaving plan mode (plan-first runs). */
+  requestExitPlanMode: boolean
+  sandboxConfig?: SandboxConfig
+  /** Extra `session.create` fields that decide which repository configuration the CLI loads. */
+  repositoryConfig: RepositoryConfigOptions
+  provider?: Provider
+  /** From `provideGitHubToken`. */
+  gitHubTokenRegistration?: string
+}
+
+export const AuthStatus = z.looseObject({
+  isAuthenticated: z.boolean(),
+  login: z.string().optional(),
+  statusMessage: z.string().optional()
+})
+export type AuthStatus = z.infer<typeof AuthStatus>
+
+/** The action's answer to the agent's request to leave plan mode. */
+export interface ExitPlanResponse {
+  approved: boolean
+  selectedAction?: string
+  autoApproveEdits: boolean
+}
+
+export type ShellSignal = 'SIGTERM' | 'SIGKILL'
+
+/** Per-call time limits; a CLI that stops answering must not hang the run. */
+export interface CallOptions {
+  timeoutMs?: number
+}
+
+/**
+ * What a run needs from the CLI. `CopilotApi` implements it over JSON-RPC; tests drive `Run`
+ * with an in-memory implementation.
+ */
+export interface SessionApi {
+  readonly isClosed: boolean
+  create(options: CreateSessionOptions): Promise<CreateSessionResult>
+  authStatus(sessionId: string): Promise<AuthStatus>
+  setMode(sessionId: string, mode: SessionMode): Promise<void>
+  send(sessionId: string, prompt: string): Promise<void>
+  abort(sessionId: string, options?: CallOptions): Promise<void>
+  shutdown(sessionId: string, options?: CallOptions): Promise<void>
+  readPlan(sessionId: string, options?: CallOptions): Promise<PlanReadResult>
+  readTodos(sessionId: string, options?: CallOptions): Promise<Todo[]>
+  metrics(sessionId: string, options?: CallOptions): Promise<UsageMetrics>
+  answerPermission(sessionId: string, requestId: string, answer: PermissionAnswer): Promise<void>
+  answerExitPlan(sessionId: string, requestId: string, response: ExitPlanResponse): Promise<void>
+  shellExec(
+    sessionId: string,
+    command: { command: string; cwd: string; timeoutMs: number }
+  ): Promise<{ processId: string }>
+  shellKill(sessionId: string, processId: string, signal: ShellSignal): Promise<void>
+  /** Every session event, parsed at the boundary. Returns the unsubscribe function. */
+  onEvent(listener: (event: SessionEvent) => void): () => void
+  /** `shell.exit` notifications (some CLI versions only). */
+  onShellExit(listener: (processId: string, exitCode: number | null) => void): () => void
+  /** Serve the CLI's own request to leave plan mode (CLI versions that send one). */
+  serveExitPlanRequests(handler: () => ExitPlanResponse): void
+}
+
+export class CopilotApi implements SessionApi {
+  constructor(private readonly connection: Connection) {}
+
+  get isClosed(): boolean {
+    return this.connection.isClosed
+  }
+
+  /** The protocol handshake, checking the protocol version. */
+  async connect(timeoutMs = 30_000): Promise<ConnectResult> {
+    const result = await this.connection.request(METHOD.connect, {}, ConnectResult, timeoutMs)
+    if (result.protocolVersion !== SUPPORTED_PROTOCOL_VERSION) {
+      throw new UserError(
+        `The Copilot CLI${result.version ? ` ${result.version}` : ''} speaks protocol version ${result.protocolVersion}, but this action supports version ${SUPPORTED_PROTOCOL_VERSION}. Set the input 'cli-version' to a supported version (see the README).`
+      )
+    }
+    return result
+  }
+
+  create(options: CreateSessionOptions): Promise<CreateSessionResult> {
+    return this.connection.request(
+      METHOD.create,
+      {
+        ...(options.model ? { model: options.model } : {}),
+        workingDirectory: options.workingDirectory,
+        requestPermission: true,
+        streaming: false,
+        autopilot: { maxContinues: options.maxAutopilotContinues },
+        ...(options.requestExitPlanMode ? { requestExitPlanMode: true } : {}),
+        ...(options.sandboxConfig ? { sandboxConfig: options.sandboxConfig } : {}),
+        ...options.repositoryConfig,
+        ...(options.provider ? { provider: options.provider } : {}),
+        ...(options.gitHubTokenRegistration
+          ? { gitHubTokenProviderRegistrationId: options.gitHubTokenRegistration }
+          : {})
+      },
+      CreateSessionResult
+    )
+  }
+
+  authStatus(sessionId: string): Promise<AuthStatus> {
+    return this.connection.request(METHOD.authStatus, { sessionId }, AuthStatus)
+  }
+
+  async setMode(sessionId: string, mode: SessionMode): Promise<void> {
+    await this.connection.request(METHOD.setMode, { sessionId, mode }, z.unknown())
+  }
+
+  async send(sessionId: string, prompt: string): Promise<void> {
+    await this.connection.request(METHOD.send, { sessionId, prompt }, SendResult)
+  }
+
+  async abort(sessionId: string, options: CallOptions = {}): Promise<void> {
+    await this.connection.request(METHOD.abort, { sessionId }, z.unknown(), options.timeoutMs)
+  }
+
+  async shutdown(sessionId: string, options: CallOptions = {}): Promise<void> {
+    await this.connection.request(METHOD.shutdown, { sessionId }, z.unknown(), options.timeoutMs)
+  }
+
+  readPlan(sessionId: string, options: CallOptions = {}): Promise<PlanReadResult> {
+    return this.connection.request(
+      METHOD.readPlan,
+      { sessionId },
+      PlanReadResult,
+      options.timeoutMs
+    )
+  }
+
+  async readTodos(sessionId: string, options: CallOptions = {}): Promise<Todo[]> {
+    const result = await this.connection.request(
+      METHOD.readTodos,
+      { sessionId },
+      ReadTodosResult,
+      options.timeoutMs
+    )
+    return result.rows
+  }
+
+  metrics(sessionId: string, options: CallOptions = {}): Promise<UsageMetrics> {
+    return this.connection.request(METHOD.metrics, { sessionId }, UsageMetrics, options.timeoutMs)
+  }
+
+  async answerPermission(
+    sessionId: string,
+    requestId: string,
+    answer: PermissionAnswer
+  ): Promise<void> {
+    await this.connection.request(
+      METHOD.answerPermission,
+      { sessionId, requestId, result: answer },
+      z.unknown()
+    )
+  }
+
+  async answerExitPlan(
+    sessionId: string,
+    requestId: string,
+    response: ExitPlanResponse
+  ): Promise<void> {
+    await this.connection.request(
+      METHOD.answerExitPlan,
+      { sessionId, requestId, response },
+      z.unknown()
+    )
+  }
+
+  async shellExec(
+    sessionId: string,
+    command: { command: string; cwd: string; timeoutMs: number }
+  ): Promise<{ processId: string }> {
+    const result = await this.connection.request(
+      METHOD.shellExec,
+      { sessionId, command: command.command, cwd: command.cwd, timeout: command.timeoutMs },
+      ShellExecResult
+    )
+    return { processId: String(result.processId) }
+  }
+
+  async shellKill(sessionId: string, processId: string, signal: ShellSignal): Promise<void> {
+    await this.connection.request(
+      METHOD.shellKill,
+      { sessionId, processId, signal },
+      z.unknown(),
+      5_000
+    )
+  }
+
+  onEvent(listener: (event: SessionEvent) => void): () => void {
+    return this.connection.onNotification((method, params) => {
+      if (method !== METHOD.sessionEvent) return
+      const parsed = SessionEventNotification.safeParse(params)
+      // An event we cannot read at all is ignored, never fatal.
+      if (parsed.success) listener(parsed.data.event)
+    })
+  }
+
+  onShellExit(listener: (processId: string, exitCode: number | null) => void): () => void {
+    return this.connection.onNotification((method, params) => {
+      if (method !== METHOD.shellExit) return
+      const parsed = ShellExitNotification.safeParse(params)
+      if (parsed.success) listener(parsed.data.processId, parsed.data.exitCode ?? null)
+    })
+  }
+
+  serveExitPlanRequests(handler: () => ExitPlanResponse): void {
+    this.connection.onRequest(METHOD.exitPlanRequest, () => handler())
+  }
+
+  /**
+   * Serve the CLI's `gitHubToken.getToken` requests for one registration with `token`. The CLI
+   * asks when a session created with the registration starts, and again before the token would
+   * expire. Returns the registration id to pass to `create`. The credential never goes into the
+   * CLI's environment.
+   */
+  provideGitHubToken(token: string): string {
+    const registrationId = randomUUID()
+    type Answer = { kind: 'cancelled' } | { kind: 'token'; accessToken: string; expiresIn: number }
+    this.connection.onRequest(METHOD.getToken, (params: unknown): Answer => {
+      const request = GitHubTokenRequest.safeParse(params)
+      if (!request.success || request.data.registrationId !== registrationId) {
+        return { kind: 'cancelled' }
+      }
+      // GitHub tokens given to a job outlive it; the CLI refreshes when under an hour is left.
+      return { kind: 'token', accessToken: token, expiresIn: 6 * 3600 }
+    })
+    return registrationId
+  }
+}
+
+const GitHubTokenRequest = z.looseObject({ registrationId: z.string() })

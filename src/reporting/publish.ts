@@ -1,0 +1,116 @@
+/**
+ * Everything a run leaves behind, from its Report: the JSON report file, the step outputs, the
+ * sticky comment and the job summary. Each can fail on its own without losing the others.
+ */
+import fs from 'node:fs'
+import path from 'node:path'
+import * as core from '@actions/core'
+import { messageOf } from '../errors.js'
+import { defaultApiUrl } from '../github/client.js'
+import type { Settings } from '../settings.js'
+import { actionOutputs } from './outputs.js'
+import { createCommentPublisher, type CommentPublisher } from './publish-comment.js'
+import { renderComment, renderSummary } from './render.js'
+import { resolveTarget, type Target } from './target.js'
+import type { Report } from './types.js'
+
+export interface PublishOptions {
+  settings: Settings
+  comments: CommentPublisher | undefined
+  runUrl: string | undefined
+  /** The session's events.jsonl, kept as evidence, when it exists. */
+  eventsPath: string | undefined
+}
+
+/** Writes the report, posts the comment, sets every output, writes the job summary. */
+export async function publish(
+  report: Report,
+  options: PublishOptions
+): Promise<Record<string, string>> {
+  const { settings, comments, runUrl } = options
+  let reportPath: string | undefined = settings.reportPath
+  try {
+    fs.mkdirSync(path.dirname(settings.reportPath), { recursive: true })
+    fs.writeFileSync(settings.reportPath, JSON.stringify(report, null, 2) + '\n')
+  } catch (error) {
+    core.warning(`Could not write the report to ${settings.reportPath}: ${messageOf(error)}`)
+    reportPath = undefined
+  }
+  let summaryNote = ''
+  let commentUrl: string | undefined
+  if (comments) {
+    const published = await comments.publish(
+      renderComment(report, { marker: comments.marker, runUrl })
+    )
+    commentUrl = published.url
+    if (published.fallback) {
+      core.warning(published.fallback)
+      summaryNote = `> [!WARNING]\n> The PR comment could not be written: ${published.fallback.replace(/\n/g, ' ')}\n\n`
+    }
+  }
+  const outputs: Record<string, string> = actionOutputs(report, {
+    reportPath,
+    commentUrl,
+    eventsPath: options.eventsPath
+  })
+  for (const [name, value] of Object.entries(outputs)) core.setOutput(name, value)
+  try {
+    await core.summary.addRaw(summaryNote + renderSummary(report, { runUrl }), true).write()
+  } catch (error) {
+    core.warning(`Could not write the job summary: ${messageOf(error)}`)
+  }
+  return outputs
+}
+
+/** The sticky comment's publisher, or undefined (with a notice) when there is nothing to comment on. */
+export function commentPublisher(
+  settings: Settings,
+  env: NodeJS.ProcessEnv
+): CommentPublisher | undefined {
+  if (settings.comment === 'off') return undefined
+  const target = commentTarget(settings, env)
+  if (target.kind === 'none') {
+    core.notice(`No PR comment: ${target.reason} The report is in the job summary.`)
+    return undefined
+  }
+  if (!settings.githubToken) {
+    core.warning(
+      "No PR comment: the input 'github-token' is empty. The report is in the job summary."
+    )
+    return undefined
+  }
+  return createCommentPublisher({
+    token: settings.githubToken,
+    apiUrl: defaultApiUrl(env),
+    target,
+    key: settings.commentKey,
+    mode: settings.comment,
+    log: { debug: (line) => core.debug(line), warning: (line) => core.warning(line) }
+  })
+}
+
+function commentTarget(settings: Settings, env: NodeJS.ProcessEnv): Target {
+  const [owner = '', repo = ''] = (env.GITHUB_REPOSITORY ?? '').split('/')
+  if (!owner || !repo)
+    return { kind: 'none', reason: 'GITHUB_REPOSITORY is not set (not running on a runner).' }
+  let payload: unknown = {}
+  if (env.GITHUB_EVENT_PATH && fs.existsSync(env.GITHUB_EVENT_PATH)) {
+    try {
+      payload = JSON.parse(fs.readFileSync(env.GITHUB_EVENT_PATH, 'utf8'))
+    } catch (error) {
+      core.warning(`Could not read the event payload ${env.GITHUB_EVENT_PATH}: ${messageOf(error)}`)
+    }
+  }
+  return resolveTarget({
+    eventName: env.GITHUB_EVENT_NAME ?? '',
+    payload,
+    ...(settings.issueNumber === undefined ? {} : { issueNumber: settings.issueNumber }),
+    repo: { owner, repo }
+  })
+}
+
+/** The workflow run's page, when running on a runner. */
+export function runUrl(env: NodeJS.ProcessEnv): string | undefined {
+  const { GITHUB_SERVER_URL: server, GITHUB_REPOSITORY: repo, GITHUB_RUN_ID: id } = env
+  return server && repo && id ? `${server}/${repo}/actions/runs/${id}` : undefined
+}
