@@ -1,0 +1,266 @@
+/**
+ * `npm run preview`: what the PR comment and the job summary look like. Renders every report in
+ * test-support/fixtures/reports/*.json (one per run status, and a policy with errors) into
+ * docs/examples/<name>.comment.md and <name>.summary.md, with an index in docs/examples/README.md.
+ *
+ * Each fixture is checked against the Report type on the way in (a schema the type checker holds
+ * equal to it), so a fixture recorded from a real run, or one edited by hand, cannot drift from
+ * the contract. A test renders the same fixtures and compares them with the committed files.
+ */
+import fs from 'node:fs'
+import path from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+import { z } from 'zod'
+import { PermissionRequest } from '../src/cli/protocol.js'
+import { initBashParser } from '../src/policy/index.js'
+import { markerFor } from '../src/reporting/publish-comment.js'
+import { renderComment, renderSummary } from '../src/reporting/render.js'
+import { RUN_STATUSES, type Report } from '../src/reporting/types.js'
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
+export const FIXTURES_DIR = path.join(ROOT, 'test-support', 'fixtures', 'reports')
+export const EXAMPLES_DIR = path.join(ROOT, 'docs', 'examples')
+
+/** The links the examples show (a made-up run of a made-up repository). */
+const RUN_URL = 'https://github.com/octo-org/calc/actions/runs/12345678901'
+const SUMMARY_URL = `${RUN_URL}/job/34567890123#summary-34567890123`
+
+// ---------------------------------------------------------------------------------------------
+// The Report type as a schema
+
+const ToolStats = z.strictObject({
+  calls: z.number(),
+  succeeded: z.number(),
+  failed: z.number(),
+  denied: z.number(),
+  durationMs: z.number()
+})
+
+const ModelUsage = z.strictObject({
+  requests: z.number(),
+  inputTokens: z.number(),
+  outputTokens: z.number(),
+  cacheReadTokens: z.number(),
+  cacheWriteTokens: z.number()
+})
+
+const ReportSchema = z.strictObject({
+  version: z.literal(1),
+  status: z.enum(RUN_STATUSES),
+  sessionId: z.string().nullable(),
+  summary: z.string().nullable(),
+  cliVersion: z.string().nullable(),
+  model: z.string().nullable(),
+  startedAt: z.string(),
+  endedAt: z.string().nullable(),
+  durationMs: z.number().nullable(),
+  error: z.strictObject({ message: z.string(), type: z.string().optional() }).optional(),
+  policy: z.strictObject({
+    source: z.string(),
+    builtIn: z.boolean(),
+    issues: z
+      .array(
+        z.strictObject({
+          file: z.string(),
+          line: z.number(),
+          column: z.number(),
+          message: z.string(),
+          fix: z.string()
+        })
+      )
+      .optional()
+  }),
+  completion: z
+    .strictObject({ state: z.enum(['accepted', 'rejected']), reason: z.string().optional() })
+    .optional(),
+  sandbox: z
+    .strictObject({
+      state: z.enum(['enforced', 'unavailable', 'off']),
+      backend: z.string().optional(),
+      reason: z.string().optional()
+    })
+    .optional(),
+  plan: z.strictObject({
+    content: z.string().nullable(),
+    todos: z.array(z.strictObject({ id: z.string(), title: z.string(), status: z.string() }))
+  }),
+  tools: z.array(
+    z.strictObject({
+      toolCallId: z.string(),
+      name: z.string(),
+      outcome: z.enum(['succeeded', 'failed', 'denied', 'unfinished']),
+      success: z.boolean().nullable(),
+      durationMs: z.number().nullable(),
+      target: z.string().optional(),
+      error: z.string().optional(),
+      rule: z.string().optional(),
+      parentToolCallId: z.string().optional()
+    })
+  ),
+  permissions: z.array(
+    z.strictObject({
+      requestId: z.string(),
+      toolCallId: z.string().nullable(),
+      kind: z.string(),
+      subject: z.string(),
+      decision: z.enum(['allow', 'deny']),
+      rule: z.string(),
+      reason: z.string().optional(),
+      request: PermissionRequest
+    })
+  ),
+  commands: z.array(
+    z.strictObject({
+      phase: z.enum(['setup', 'verify']),
+      command: z.string(),
+      exitCode: z.number().nullable(),
+      timedOut: z.boolean(),
+      durationMs: z.number(),
+      outputTail: z.string()
+    })
+  ),
+  metrics: z.strictObject({
+    premiumRequests: z.number(),
+    apiDurationMs: z.number(),
+    linesAdded: z.number(),
+    linesRemoved: z.number(),
+    filesModified: z.array(z.string()),
+    models: z.record(z.string(), ModelUsage)
+  }),
+  lastActivity: z.array(z.string()),
+  stopReason: z.string().optional(),
+  workingDirectory: z.string().optional(),
+  toolStats: z.record(z.string(), ToolStats).optional(),
+  toolsOmitted: z.number().optional(),
+  subagents: z
+    .array(
+      z.strictObject({
+        toolCallId: z.string(),
+        name: z.string(),
+        description: z.string().optional(),
+        outcome: z.enum(['running', 'completed', 'failed']),
+        error: z.string().optional()
+      })
+    )
+    .optional(),
+  internalCalls: z.number().optional(),
+  permissionCounts: z
+    .record(z.string(), z.strictObject({ allow: z.number(), deny: z.number() }))
+    .optional(),
+  permissionsOmitted: z.number().optional()
+})
+
+/** True only when A and B are the same type (each assignable to the other). */
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false
+/** Fails to compile when the schema and the Report type differ: update the schema with the type. */
+const schemaIsReport: Same<z.infer<typeof ReportSchema>, Report> = true
+void schemaIsReport
+
+// ---------------------------------------------------------------------------------------------
+// Fixtures and examples
+
+export interface Fixture {
+  /** The file name without `.json`: `completed`, `bad-policy`, ... */
+  name: string
+  report: Report
+}
+
+/** Every fixture report, by name, each checked against the Report type. */
+export function loadFixtures(dir = FIXTURES_DIR): Fixture[] {
+  return fs
+    .readdirSync(dir)
+    .filter((file) => file.endsWith('.json'))
+    .sort()
+    .map((file) => {
+      const json: unknown = JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8'))
+      const parsed = ReportSchema.safeParse(json)
+      if (!parsed.success) {
+        throw new Error(`${file} is not a Report: ${z.prettifyError(parsed.error)}`)
+      }
+      return { name: file.slice(0, -'.json'.length), report: parsed.data }
+    })
+}
+
+/** How the examples are ordered in the index: by status, then the policy with errors. */
+const ORDER = [...RUN_STATUSES, 'bad-policy'] as string[]
+
+/**
+ * docs/examples/ as it should be: file name → content. Call `initBashParser()` first, as the
+ * action has by the time it renders: the suggested rules for shell commands depend on it.
+ */
+export function renderExamples(fixtures = loadFixtures()): Map<string, string> {
+  const files = new Map<string, string>()
+  const sorted = [...fixtures].sort(
+    (a, b) => rank(a.name) - rank(b.name) || a.name.localeCompare(b.name)
+  )
+  for (const { name, report } of sorted) {
+    const source = `test-support/fixtures/reports/${name}.json`
+    const comment = renderComment(report, {
+      marker: markerFor(),
+      runUrl: RUN_URL,
+      summaryUrl: SUMMARY_URL
+    })
+    const summary = renderSummary(report, { runUrl: RUN_URL })
+    files.set(`${name}.comment.md`, page(source, 'the PR comment', comment))
+    files.set(`${name}.summary.md`, page(source, 'the job summary', summary))
+  }
+  files.set('README.md', index(sorted))
+  return files
+}
+
+function rank(name: string): number {
+  const i = ORDER.indexOf(name)
+  return i < 0 ? ORDER.length : i
+}
+
+/** A rendered body as a file: verbatim (Prettier must not reflow it), with where it came from. */
+function page(source: string, what: string, body: string): string {
+  return [
+    `<!-- Generated by \`npm run preview\` from ${source}: ${what}. Do not edit. -->`,
+    '<!-- prettier-ignore-start -->',
+    '',
+    body.trimEnd(),
+    '',
+    '<!-- prettier-ignore-end -->',
+    ''
+  ].join('\n')
+}
+
+function index(fixtures: Fixture[]): string {
+  const lines = [
+    '# What a run reports',
+    '',
+    'Every run ends with a sticky comment on the pull request (for a reviewer with ten seconds:',
+    'the outcome, what went wrong and how to fix it, the agent’s own summary, the figures) and a',
+    'job summary with everything else (every tool call, the full decision log, command output).',
+    '',
+    'These pages are rendered by `npm run preview` from the reports in',
+    '`test-support/fixtures/reports/`; a test keeps them up to date.',
+    ''
+  ]
+  for (const { name, report } of fixtures) {
+    const what = report.policy.issues?.length ? 'policy file with errors' : `\`${report.status}\``
+    lines.push(
+      `- ${what}: [comment](${name}.comment.md) · [job summary](${name}.summary.md) · [report](../../test-support/fixtures/reports/${name}.json)`
+    )
+  }
+  return `${lines.join('\n')}\n`
+}
+
+/** Writes docs/examples/ and removes example files no fixture renders any more. */
+export async function writeExamples(dir = EXAMPLES_DIR): Promise<string[]> {
+  await initBashParser()
+  const files = renderExamples()
+  fs.mkdirSync(dir, { recursive: true })
+  for (const file of fs.readdirSync(dir)) {
+    if (file.endsWith('.md') && !files.has(file)) fs.rmSync(path.join(dir, file))
+  }
+  for (const [file, content] of files) fs.writeFileSync(path.join(dir, file), content)
+  return [...files.keys()]
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const written = await writeExamples()
+  console.log(`Wrote ${written.length} files to ${path.relative(process.cwd(), EXAMPLES_DIR)}/:`)
+  for (const file of written) console.log(`  ${file}`)
+}
