@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: what the action costs next to the bare Copilot CLI, measured side by side in
  * one run, fully offline (scripted model on 127.0.0.1), on the real code paths: the committed
- * bundle dist/index.js, the real CLI, the real policy engine, the real ReportBuilder.
+ * bundle dist/index.js, the real CLI, the real policy engine, the real fold (src/session/fold.ts).
  *
  *   npm run bench                        everything (about 1–2 minutes on 2 cores)
  *   npm run bench -- --runs 3            fewer end-to-end runs
