@@ -295,7 +295,7 @@ try {
   const policy = await compilePolicy(text, 'bench-policy.yml', ws)
   const corpus = requests()
   const n = corpus.length
-  const decisions = { allow: 0, deny: 0 }
+  const decisions = { allow: 0, deny: 0, ask: 0 }
   // the very first decision of a process (cold: the parser's WASM and the engine's JS compile)
   const coldStart = process.hrtime.bigint()
   decisions[policy.decide(corpus[0] as PermissionRequest).decision]++

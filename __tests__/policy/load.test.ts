@@ -148,7 +148,7 @@ rules:
       'version: 1\nrules:\n  - { decision: yes, shell: [ls] }\n',
       3,
       17,
-      '"decision" in rule 1 must be "allow" or "deny", not the string "yes"'
+      '"decision" in rule 1 must be "allow" or "deny" or "ask", not the string "yes"'
     ],
     [
       'version: 1\nrules:\n  - { decision: allow, shell: "git status" }\n',

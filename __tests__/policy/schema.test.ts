@@ -6,8 +6,10 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { parse } from 'yaml'
 import { compilePolicy, PolicyError, presetText } from '../../src/policy/index.js'
 import {
+  DEFAULT_DECISIONS,
   MATCHER_KEYS,
   POLICY_KEYS,
+  RULE_DECISIONS,
   PRESET_NAMES,
   RULE_ID,
   RULE_KEYS,
@@ -114,8 +116,11 @@ describe('the JSON Schema of the policy file', () => {
     expect(obj(top.extends).enum).toEqual([...PRESET_NAMES])
     expect(obj(top.default).enum).toEqual(['allow', 'deny'])
     expect(obj(top.version).const).toBe(1)
+    expect(obj(top.default).enum).toEqual([...DEFAULT_DECISIONS])
     const rule = obj(ruleSchema.properties)
-    expect(obj(rule.decision).enum).toEqual(['allow', 'deny'])
+    expect(obj(rule.decision).enum).toEqual(['allow', 'deny', 'ask'])
+    expect(obj(rule.decision).enum).toEqual([...RULE_DECISIONS])
+    expect(obj(obj(testSchema.properties).expect).enum).toEqual([...RULE_DECISIONS])
     expect(obj(rule.id).pattern).toBe(RULE_ID.source)
     const alternatives = (s: Schema) =>
       (s.oneOf as Json[]).map((alt) => (obj(alt).required as string[]).join())
@@ -125,8 +130,10 @@ describe('the JSON Schema of the policy file', () => {
 
   it('covers the example policies we ship', () => {
     const names = shipped.map(([name]) => name)
-    expect(names.filter((n) => n.startsWith('README.md example'))).toHaveLength(1)
-    expect(names.filter((n) => n.startsWith('policy/README.md example'))).toHaveLength(1)
+    // the first workflow's policy, and the ask-gated recipe's
+    expect(names.filter((n) => n.startsWith('README.md example'))).toHaveLength(2)
+    // the policy file, and the ask rule example
+    expect(names.filter((n) => n.startsWith('policy/README.md example'))).toHaveLength(2)
     expect(exampleDirs).toHaveLength(3)
   })
 
@@ -149,6 +156,8 @@ describe('the JSON Schema of the policy file', () => {
     ],
     ['a rule without a matcher', 'version: 1\nrules:\n  - { decision: allow }\n'],
     ['a bad decision', 'version: 1\nrules:\n  - { decision: maybe, shell: [x] }\n'],
+    ['default: ask', 'version: 1\ndefault: ask\n'],
+    ['a test expecting maybe', 'version: 1\ntests:\n  - { shell: ls, expect: maybe }\n'],
     ['a bad id', 'version: 1\nrules:\n  - { id: "-x", decision: allow, shell: [x] }\n'],
     ['an empty pattern list', 'version: 1\nrules:\n  - { decision: allow, shell: [] }\n'],
     ['memory: false', 'version: 1\nrules:\n  - { decision: deny, memory: false }\n'],

@@ -2,9 +2,11 @@
  * Decides permission requests against compiled rules. Synchronous; the bash parser must have
  * been initialized (the loader does that).
  *
- * The rules: a matching deny beats any allow; without a match the policy default applies.
- * For shell requests every simple command, every written file and every part that cannot be
- * known before the command runs is decided on its own, and one denial denies the request.
+ * The rules: a matching deny beats any ask, and an ask any allow; without a match the policy
+ * default applies. For shell requests every simple command, every written file and every part
+ * that cannot be known before the command runs is decided on its own: one denial denies the
+ * request, else one ask asks a person about it. An ask rule never turns a built-in check's
+ * denial into an ask: a person cannot approve what the engine refuses by itself.
  */
 import { lstatSync, type Stats } from 'node:fs'
 import os from 'node:os'
@@ -36,7 +38,14 @@ import {
 } from './shell.js'
 import type { PresetName, SandboxMode } from './schema.js'
 import type { PolicyTestCase } from './testing.js'
-import type { Decision, MatcherKey, Policy, SegmentDecision, Verdict } from './types.js'
+import type {
+  Decision,
+  DefaultVerdict,
+  MatcherKey,
+  Policy,
+  SegmentDecision,
+  Verdict
+} from './types.js'
 import { compileUrlPattern, parseRequestUrl, urlPatternMatches, type UrlPattern } from './url.js'
 
 /** Where a rule was written (for messages, `check` and `explain`). */
@@ -60,7 +69,12 @@ interface RuleBase {
 export type CompiledRule = RuleBase &
   (
     | { matcher: 'shell'; globs: Glob[] }
-    | { matcher: 'write' | 'read'; paths: PathGlob[] }
+    | {
+        matcher: 'write' | 'read'
+        paths: PathGlob[]
+        /** Ask rules: the patterns as deny rules read them (any letter case), see `match`. */
+        gatePaths?: PathGlob[]
+      }
     | { matcher: 'url'; urls: UrlPattern[] }
     | { matcher: 'mcp'; tools: Array<{ server: Glob; tool: Glob }>; readOnly?: boolean }
     | { matcher: 'memory' }
@@ -104,8 +118,8 @@ export function compileRule(spec: RuleSpec): CompiledRule {
     case 'tool':
       return { ...base, matcher: 'tool', globs: each((p) => compileGlob(p)) }
     case 'write':
-    case 'read':
-      return {
+    case 'read': {
+      const rule: CompiledRule = {
         ...base,
         matcher: spec.matcher,
         paths: each((p, i) => {
@@ -124,6 +138,9 @@ export function compileRule(spec: RuleSpec): CompiledRule {
           return compilePathGlob(p, spec.decision === 'deny')
         })
       }
+      if (spec.decision === 'ask') rule.gatePaths = each((p) => compilePathGlob(p, true))
+      return rule
+    }
     case 'url':
       return {
         ...base,
@@ -214,7 +231,8 @@ export function requestOf(
 
 /**
  * Built-in denials an allow rule naming the whole command text exactly (no `*`) overrides: the
- * author has read that command (`git pull`, an unusual construct) and allows just it.
+ * author has read that command (`git pull`, an unusual construct) and allows just it. An ask
+ * rule naming it exactly makes it an ask instead. No other built-in denial can be overridden.
  */
 const EXPLICITLY_ALLOWABLE: ReadonlySet<string> = new Set([
   'unparsable',
@@ -237,15 +255,23 @@ interface Verdicts {
   decision: Verdict
   rule: string
   reason?: string
-  /** Ids of every rule that matched, deny and allow, in policy order. */
+  /** Ids of every rule that matched, deny, ask and allow, in policy order. */
   matched: string[]
 }
+
+/**
+ * How a rule's patterns are tested against a request. `grant`: as an allow rule must name it
+ * (the command with the variables it sets, where the file really lands). `gate`: as a deny rule
+ * catches it (every spelling: the program's base name, each assignment, the prefix of a command
+ * only known at run time, any letter case of a path, anything below a recursive write).
+ */
+type Reading = 'grant' | 'gate'
 
 export interface EngineOptions {
   source: string
   builtIn: boolean
   rules: CompiledRule[]
-  defaultDecision: Verdict
+  defaultDecision: DefaultVerdict
   workingDirectory: string
   /** The policy file's `tests:` section. */
   tests?: PolicyTestCase[]
@@ -261,7 +287,7 @@ export class PolicyEngine implements Policy {
   readonly source: string
   readonly builtIn: boolean
   readonly rules: readonly CompiledRule[]
-  readonly defaultDecision: Verdict
+  readonly defaultDecision: DefaultVerdict
   readonly workingDirectory: string
   readonly tests: readonly PolicyTestCase[]
   readonly presets: readonly PresetName[]
@@ -273,9 +299,13 @@ export class PolicyEngine implements Policy {
   /** The rules of each matcher, in policy order (decide() must not filter 500 rules a call). */
   private readonly byMatcher = new Map<MatcherKey, CompiledRule[]>()
   private readonly ruleIds: ReadonlySet<string>
-  /** Shell deny rules, and the first allow rule naming each literal command text (explicitShellAllow). */
+  /**
+   * Shell deny and ask rules, and the rule naming each literal command text — the first ask
+   * rule, else the first allow rule (explicitShellRule).
+   */
   private readonly shellDenies: CompiledRule[] = []
-  private readonly shellLiteralAllows = new Map<string, CompiledRule>()
+  private readonly shellAsks: CompiledRule[] = []
+  private readonly shellLiteralRules = new Map<string, CompiledRule>()
 
   constructor(options: EngineOptions) {
     this.source = options.source
@@ -297,13 +327,18 @@ export class PolicyEngine implements Policy {
     this.ruleIds = new Set(this.rules.map((r) => r.id))
     for (const rule of this.rulesFor('shell')) {
       if (rule.matcher !== 'shell') continue
-      if (rule.decision === 'deny') this.shellDenies.push(rule)
-      else
-        for (const glob of rule.globs) {
-          const literal = literalOf(glob)
-          if (literal !== undefined && !this.shellLiteralAllows.has(literal))
-            this.shellLiteralAllows.set(literal, rule)
-        }
+      if (rule.decision === 'deny') {
+        this.shellDenies.push(rule)
+        continue
+      }
+      if (rule.decision === 'ask') this.shellAsks.push(rule)
+      for (const glob of rule.globs) {
+        const literal = literalOf(glob)
+        if (literal === undefined) continue
+        const named = this.shellLiteralRules.get(literal)
+        if (named === undefined || (named.decision === 'allow' && rule.decision === 'ask'))
+          this.shellLiteralRules.set(literal, rule)
+      }
     }
   }
 
@@ -383,36 +418,55 @@ export class PolicyEngine implements Policy {
     return decision
   }
 
-  /** Runs the rules of one matcher: first matching deny, else first matching allow, else default. */
+  /**
+   * Runs the rules of one matcher: the first matching deny; else the first ask rule that matches
+   * as an allow rule would (`grant`); else the first matching allow, the fallback or the default
+   * — and when that allows, the first ask rule that matches as a deny rule would (`gate`) asks
+   * instead. So an ask rule holds back every spelling a deny rule would catch, but makes askable
+   * only what an allow rule in its place would allow.
+   */
   private match(
     matcher: MatcherKey,
-    test: (rule: CompiledRule) => boolean,
+    test: (rule: CompiledRule, reading: Reading) => boolean,
     fallback?: () => Verdicts | undefined,
     candidates: readonly CompiledRule[] = this.rulesFor(matcher)
   ): Verdicts {
     let deny: CompiledRule | undefined
+    let ask: CompiledRule | undefined
+    let gate: CompiledRule | undefined
     let allow: CompiledRule | undefined
     const matched: string[] = []
     for (const rule of candidates) {
-      if (!test(rule)) continue
+      switch (rule.decision) {
+        case 'deny':
+          if (!test(rule, 'gate')) continue
+          deny ??= rule
+          break
+        case 'allow':
+          if (!test(rule, 'grant')) continue
+          allow ??= rule
+          break
+        case 'ask':
+          if (test(rule, 'grant')) ask ??= rule
+          else if (test(rule, 'gate')) gate ??= rule
+          else continue
+          break
+      }
       matched.push(rule.id)
-      if (rule.decision === 'deny') deny ??= rule
-      else allow ??= rule
     }
-    const winner = deny ?? allow
-    if (winner !== undefined) {
-      const v: Verdicts = { decision: winner.decision, rule: winner.id, matched }
-      if (winner.reason !== undefined) v.reason = winner.reason
-      return v
-    }
-    const other = fallback?.()
-    if (other !== undefined) return other
-    return {
-      decision: this.defaultDecision,
-      rule: 'default',
-      reason: `no rule matches; the policy default is ${this.defaultDecision}`,
-      matched
-    }
+    const winner = deny ?? ask
+    if (winner !== undefined) return ruleVerdicts(winner, matched)
+    const otherwise =
+      allow !== undefined
+        ? ruleVerdicts(allow, matched)
+        : (fallback?.() ?? {
+            decision: this.defaultDecision,
+            rule: 'default',
+            reason: `no rule matches; the policy default is ${this.defaultDecision}`,
+            matched
+          })
+    if (gate !== undefined && otherwise.decision === 'allow') return ruleVerdicts(gate, matched)
+    return otherwise
   }
 
   // -------------------------------------------------------------------------------------------
@@ -449,12 +503,13 @@ export class PolicyEngine implements Policy {
     const readsTree = matcher === 'read' && realPaths.some((r) => isDirectory(r.absolute))
     return this.match(
       matcher,
-      (rule) => {
+      (rule, reading) => {
         if (rule.matcher !== 'write' && rule.matcher !== 'read') return false
         // deny when any reading of the path (or, for a recursive write or a directory read, of
         // a path below it) matches; a read of the directory a glob covers the whole tree below
         // (`secrets` for `secrets/**`) is a read of that tree
-        if (rule.decision === 'deny') {
+        if (reading === 'gate') {
+          const globs = rule.gatePaths ?? rule.paths
           const hits =
             subtree || readsTree
               ? pathGlobMayMatchUnder
@@ -462,7 +517,7 @@ export class PolicyEngine implements Policy {
                 ? (g: PathGlob, p: SubjectPath) =>
                     pathGlobMatchesSubject(g, p) || pathGlobMatchesTreeRoot(g, p)
                 : pathGlobMatchesSubject
-          return rule.paths.some((g) => hits(g, lexicalPath) || realPaths.some((r) => hits(g, r)))
+          return globs.some((g) => hits(g, lexicalPath) || realPaths.some((r) => hits(g, r)))
         }
         // allow only when where the write really lands matches (and, recursively, all below it);
         // a read of an existing directory whose whole tree a glob allows (`.` for `**`) too
@@ -567,16 +622,20 @@ export class PolicyEngine implements Policy {
   // -------------------------------------------------------------------------------------------
   // Shell
 
-  /** An allow rule naming the whole command text literally, unless a deny matches that text. */
-  private explicitShellAllow(text: string): CompiledRule | undefined {
+  /**
+   * The rule naming the whole command text literally (an ask rule before an allow rule), unless
+   * a deny rule matches that text; an allow becomes an ask when an ask rule matches the text.
+   * It overrides the built-in denials in EXPLICITLY_ALLOWABLE.
+   */
+  private explicitShellRule(text: string): CompiledRule | undefined {
     const whole = text.trim()
-    const allow = this.shellLiteralAllows.get(whole)
-    if (allow === undefined) return undefined
-    for (const rule of this.shellDenies) {
-      if (rule.matcher === 'shell' && rule.globs.some((g) => globMatches(g, whole)))
-        return undefined
-    }
-    return allow
+    const named = this.shellLiteralRules.get(whole)
+    if (named === undefined) return undefined
+    const matches = (rule: CompiledRule) =>
+      rule.matcher === 'shell' && rule.globs.some((g) => globMatches(g, whole))
+    if (this.shellDenies.some(matches)) return undefined
+    if (named.decision === 'allow') return this.shellAsks.find(matches) ?? named
+    return named
   }
 
   private decideShell(request: PermissionRequest): Decision {
@@ -585,7 +644,7 @@ export class PolicyEngine implements Policy {
     if (!nonEmpty(text) || text.trim() === '') return invalid(kind, '?', 'fullCommandText')
     const subject = oneLine(text)
     const analysis = analyzeShell(text)
-    const explicit = this.explicitShellAllow(text)
+    const explicit = this.explicitShellRule(text)
     const bases = this.cdBases(analysis.cdTargets)
     const segments: SegmentDecision[] = []
     for (const item of analysis.items) segments.push(this.shellSegment(item, explicit, bases))
@@ -628,6 +687,14 @@ export class PolicyEngine implements Policy {
       if (denied.reason !== undefined) decision.reason = denied.reason
       return decision
     }
+    const asked = segments.filter((s) => s.decision === 'ask')
+    if (asked.length > 0) {
+      const ids = [...new Set(asked.map((s) => s.rule))]
+      const reasons = [...new Set(asked.flatMap((s) => (s.reason === undefined ? [] : [s.reason])))]
+      const decision: Decision = { decision: 'ask', rule: ids.join(', '), kind, subject, segments }
+      if (reasons.length > 0) decision.reason = reasons.join('; ')
+      return decision
+    }
     const deciding = segments.filter((s) => s.rule !== 'null-device')
     const ids = [...new Set((deciding.length > 0 ? deciding : segments).map((s) => s.rule))]
     return { decision: 'allow', rule: ids.join(', '), kind, subject, segments }
@@ -642,9 +709,12 @@ export class PolicyEngine implements Policy {
       case 'problem':
         if (explicit !== undefined && EXPLICITLY_ALLOWABLE.has(item.id)) {
           return segment(oneLine(item.text), {
-            decision: 'allow',
+            decision: explicit.decision,
             rule: explicit.id,
-            reason: 'the rule allows this exact command text',
+            reason:
+              explicit.decision === 'ask'
+                ? (explicit.reason ?? 'the rule asks a person about this exact command text')
+                : 'the rule allows this exact command text',
             matched: [explicit.id]
           })
         }
@@ -666,9 +736,9 @@ export class PolicyEngine implements Policy {
           oneLine(item.text),
           this.match(
             'shell',
-            (rule) =>
+            (rule, reading) =>
               rule.matcher === 'shell' &&
-              (rule.decision === 'allow'
+              (reading === 'grant'
                 ? rule.globs.some((g) => globMatches(g, item.text))
                 : rule.globs.some((g) => variants.some((v) => globMatches(g, v)))),
             undefined,
@@ -713,11 +783,11 @@ export class PolicyEngine implements Policy {
     const denyPrefixes = literal ? [] : [known, withBase(known), withAssignments(known)]
     return this.match(
       'shell',
-      (rule) => {
+      (rule, reading) => {
         if (rule.matcher !== 'shell') return false
         // Variables set for a command steer what it does (GIT_EXTERNAL_DIFF=cmd git diff,
         // NODE_OPTIONS=--require=x npm test): an allow rule must name them too.
-        if (rule.decision === 'allow') return rule.globs.some((g) => globMatches(g, allowText))
+        if (reading === 'grant') return rule.globs.some((g) => globMatches(g, allowText))
         return rule.globs.some(
           (g) =>
             denyTexts.some((t) => t !== undefined && globMatches(g, t)) ||
@@ -734,8 +804,9 @@ export class PolicyEngine implements Policy {
 
   /**
    * The shell rules that can match a command whose allow text is `text`, in policy order: every
-   * deny rule (they also test other spellings of the command), and the allow rules with a glob
-   * that starts with a star or with the text's first character (`globMatches` needs that prefix).
+   * deny and ask rule (they also test other spellings of the command), and the allow rules with a
+   * glob that starts with a star or with the text's first character (`globMatches` needs that
+   * prefix).
    */
   private shellCandidates(text: string): readonly CompiledRule[] {
     const key = text.charAt(0)
@@ -744,7 +815,7 @@ export class PolicyEngine implements Policy {
       bucket = this.rulesFor('shell').filter(
         (r) =>
           r.matcher === 'shell' &&
-          (r.decision === 'deny' ||
+          (r.decision !== 'allow' ||
             r.globs.some((g) => g.parts[0] === '' || (g.parts[0] as string).charAt(0) === key))
       )
       this.shellBuckets.set(key, bucket)
@@ -986,7 +1057,11 @@ export class PolicyEngine implements Policy {
     const results = (path.isAbsolute(expanded) ? [this.lexicalRoot] : (bases ?? [])).map((b) =>
       this.pathVerdicts('write', expanded, b, subtree)
     )
-    return results.find((r) => r.decision === 'deny') ?? (results[0] as Verdicts)
+    return (
+      results.find((r) => r.decision === 'deny') ??
+      results.find((r) => r.decision === 'ask') ??
+      (results[0] as Verdicts)
+    )
   }
 }
 
@@ -1168,6 +1243,13 @@ function below(p: SubjectPath): SubjectPath {
   }
 }
 
+/** The verdicts of a matching rule. */
+function ruleVerdicts(rule: CompiledRule, matched: string[]): Verdicts {
+  const v: Verdicts = { decision: rule.decision, rule: rule.id, matched }
+  if (rule.reason !== undefined) v.reason = rule.reason
+  return v
+}
+
 function segment(text: string, v: Verdicts): SegmentDecision {
   const s: SegmentDecision = { text, decision: v.decision, rule: v.rule, matched: v.matched }
   if (v.reason !== undefined) s.reason = v.reason
@@ -1188,14 +1270,24 @@ function invalid(kind: string, subject: string, field: string): Decision {
   }
 }
 
-/** The reject feedback sent to the agent for a denial (or a note for an allow). */
+/**
+ * The reject feedback sent to the agent for a denial (or a note for an allow). An ask is
+ * answered after the person did, as an allow or a denial; for an ask itself this says that the
+ * request waits for a maintainer's approval.
+ */
 export function feedbackFor(decision: Decision): string {
   if (decision.decision === 'allow') return `Allowed by policy rule "${decision.rule}"`
-  const reason = decision.reason ?? 'the policy does not allow this'
-  let text = `Denied by policy rule "${decision.rule}": ${reason}`
-  const denied =
-    decision.segments?.find((s) => s.decision === 'deny' && s.rule === decision.rule) ??
-    decision.segments?.find((s) => s.decision === 'deny')
-  if (denied !== undefined && denied.text !== decision.subject) text += ` (in: ${denied.text})`
+  const { reason } = decision
+  let text =
+    decision.decision === 'deny'
+      ? `Denied by policy rule "${decision.rule}": ${reason ?? 'the policy does not allow this'}`
+      : `Policy rule "${decision.rule}" needs a maintainer's approval for this` +
+        (reason !== undefined ? `: ${reason}` : '')
+  const first = decision.rule.split(', ')[0]
+  const deciding =
+    decision.segments?.find((s) => s.decision === decision.decision && s.rule === first) ??
+    decision.segments?.find((s) => s.decision === decision.decision)
+  if (deciding !== undefined && deciding.text !== decision.subject)
+    text += ` (in: ${deciding.text})`
   return text
 }

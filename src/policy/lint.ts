@@ -1,13 +1,14 @@
 /**
- * Warnings about a valid policy: patterns that can never match, allows a deny shadows, globs
- * that look like mistakes, and risky allows. Used by `copilot-policy check`.
+ * Warnings about a valid policy: patterns that can never match, allows and asks a deny (or, for
+ * an allow, an ask) shadows, globs that look like mistakes, and risky allows. Used by
+ * `copilot-policy check`.
  */
 import path from 'node:path'
 import type { RuleSpec } from './engine.js'
 import { byPosition, type PolicyIssue } from './errors.js'
 import { compileGlob, globCovers } from './glob.js'
 import type { ResolvedPolicy } from './load.js'
-import type { Policy } from './types.js'
+import type { Policy, Verdict } from './types.js'
 import { compileUrlPattern, type UrlPattern } from './url.js'
 
 type Where = { rule: RuleSpec; pattern?: number; key?: boolean }
@@ -36,8 +37,8 @@ function shellPatternWarnings(resolved: ResolvedPolicy, rule: RuleSpec): PolicyI
   rule.patterns.forEach((p, pattern) => {
     const where = { rule, pattern }
     const literal = compileGlob(p).hasStar === false
-    // a literal allow with $ is the way to allow one dynamic command exactly: leave it alone
-    const explicitDynamic = rule.decision === 'allow' && literal && p.includes('$')
+    // a literal allow (or ask) with $ is the way to allow one dynamic command exactly
+    const explicitDynamic = rule.decision !== 'deny' && literal && p.includes('$')
     if (explicitDynamic) return
     if (SHELL_OPERATORS.test(p)) {
       out.push(
@@ -127,7 +128,7 @@ function urlPatternWarnings(resolved: ResolvedPolicy, rule: RuleSpec): PolicyIss
     const risky = host
       .split('.')
       .some((label, i) => label.includes('*') && (label !== '*' || i > 0))
-    if (risky && rule.decision === 'allow') {
+    if (risky && rule.decision !== 'deny') {
       out.push(
         warning(
           resolved,
@@ -179,46 +180,63 @@ function mcpCovers(broad: string, narrow: string): boolean {
   )
 }
 
-function covers(deny: RuleSpec, allow: RuleSpec, pattern: string): string | undefined {
-  if (deny.matcher !== allow.matcher) return undefined
-  switch (allow.matcher) {
+/** The pattern of `stronger` that matches everything `pattern` of `weaker` matches (sound, not complete). */
+function covers(stronger: RuleSpec, weaker: RuleSpec, pattern: string): string | undefined {
+  if (stronger.matcher !== weaker.matcher) return undefined
+  switch (weaker.matcher) {
     case 'memory':
       return 'memory: true'
     case 'shell':
     case 'tool':
-      return deny.patterns.find((q) => globCovers(compileGlob(q), compileGlob(pattern)))
+      return stronger.patterns.find((q) => globCovers(compileGlob(q), compileGlob(pattern)))
     case 'write':
     case 'read':
-      return deny.patterns.find((q) => pathCovers(q, pattern))
+      return stronger.patterns.find((q) => pathCovers(q, pattern))
     case 'url':
-      return deny.patterns.find((q) => urlCovers(compileUrlPattern(q), compileUrlPattern(pattern)))
+      return stronger.patterns.find((q) =>
+        urlCovers(compileUrlPattern(q), compileUrlPattern(pattern))
+      )
     case 'mcp':
-      if (deny.readOnly !== undefined && deny.readOnly !== allow.readOnly) return undefined
-      return deny.patterns.find((q) => mcpCovers(q, pattern))
+      if (stronger.readOnly !== undefined && stronger.readOnly !== weaker.readOnly) return undefined
+      return stronger.patterns.find((q) => mcpCovers(q, pattern))
   }
 }
 
+/** What a rule does, for "never allows anything". */
+const DOES: Record<Verdict, string> = { allow: 'allows', ask: 'asks about', deny: 'denies' }
+
+/**
+ * An allow rule that a deny or an ask rule matches wherever it matches, or an ask rule that a
+ * deny rule does: a deny beats an ask, an ask beats an allow.
+ */
 function shadowWarnings(resolved: ResolvedPolicy, rule: RuleSpec): PolicyIssue[] {
-  if (rule.decision !== 'allow') return []
-  const denies = resolved.rules.filter((r) => r.decision === 'deny' && r.matcher === rule.matcher)
+  if (rule.decision === 'deny') return []
+  const stronger: Verdict[] = rule.decision === 'allow' ? ['deny', 'ask'] : ['deny']
+  const shadows = stronger.flatMap((d) =>
+    resolved.rules.filter((r) => r.decision === d && r.matcher === rule.matcher)
+  )
   const patterns = rule.matcher === 'memory' ? ['memory: true'] : rule.patterns
   const shadowed = patterns.map((p) => {
-    for (const deny of denies) {
-      const by = covers(deny, rule, p)
-      if (by !== undefined) return { deny, by }
+    for (const shadow of shadows) {
+      const by = covers(shadow, rule, p)
+      if (by !== undefined) return { shadow, by }
     }
     return undefined
   })
+  const does = DOES[rule.decision]
+  // an ask in the way still lets a maintainer approve what the allow rule names
+  const never = (asks: boolean) => `never ${does} anything${asks ? ' without asking' : ''}`
   if (shadowed.every((s) => s !== undefined)) {
     const first = shadowed[0]
-    const by = first === undefined ? '' : ` (${describe(first.deny)}, pattern "${first.by}")`
+    const kinds = [...new Set(shadowed.map((s) => s?.shadow.decision))].join(' or ')
+    const by = first === undefined ? '' : ` (${describe(first.shadow)}, pattern "${first.by}")`
     return [
       warning(
         resolved,
         { rule },
-        `allow rule "${rule.id}" never allows anything: a deny rule matches everything it ` +
-          `matches${by}`,
-        'remove the allow rule, or narrow the deny rule'
+        `${rule.decision} rule "${rule.id}" ${never(kinds.includes('ask'))}: a ${kinds} rule ` +
+          `matches everything it matches${by}`,
+        `remove the ${rule.decision} rule, or narrow the ${kinds} rule`
       )
     ]
   }
@@ -229,9 +247,10 @@ function shadowWarnings(resolved: ResolvedPolicy, rule: RuleSpec): PolicyIssue[]
       warning(
         resolved,
         { rule, pattern },
-        `pattern "${patterns[pattern] ?? ''}" of allow rule "${rule.id}" never allows anything: ` +
-          `${describe(s.deny)} denies it with "${s.by}"`,
-        'remove the pattern, or narrow the deny rule'
+        `pattern "${patterns[pattern] ?? ''}" of ${rule.decision} rule "${rule.id}" ` +
+          `${never(s.shadow.decision === 'ask')}: ${describe(s.shadow)} ` +
+          `${DOES[s.shadow.decision]} it with "${s.by}"`,
+        `remove the pattern, or narrow the ${s.shadow.decision} rule`
       )
     )
   })

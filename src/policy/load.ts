@@ -34,7 +34,7 @@ import {
   type PresetName,
   type SandboxMode
 } from './schema.js'
-import type { Verdict } from './types.js'
+import type { DefaultVerdict } from './types.js'
 import { initBashParser } from './wasm.js'
 
 export type PathSegment = string | number
@@ -109,7 +109,7 @@ export interface ParsedPolicy {
   /** The file's own rule specs (with final ids) when the structure is valid. */
   rules: RuleSpec[]
   /** The file's own `default`, when it sets one. */
-  defaultDecision: Verdict | undefined
+  defaultDecision: DefaultVerdict | undefined
   /** The preset the file extends. */
   extends: PresetName | undefined
   /** The file's own `sandbox.mode`, when it sets one. */
@@ -237,6 +237,22 @@ function zodIssues(map: SourceMap, issues: readonly ZodIssue[], input: unknown):
       continue
     }
     const value = map.doc.getIn(at)
+    if (
+      issue.code === 'invalid_value' &&
+      at.length === 1 &&
+      name === 'default' &&
+      value === 'ask'
+    ) {
+      out.push(
+        map.issue(
+          at,
+          'default: ask is not allowed: every request no rule matches would wait for a maintainer',
+          'write default: deny, and a rule with decision: ask for the requests a maintainer ' +
+            'should approve (e.g. { decision: ask, shell: ["npm install *"] })'
+        )
+      )
+      continue
+    }
     switch (issue.code) {
       case 'invalid_value':
         out.push(
@@ -527,7 +543,7 @@ export interface ResolvedPolicy {
   parsed: ParsedPolicy
   /** The file's rules first, then each extended preset's rules (ids prefixed `preset/`). */
   rules: RuleSpec[]
-  defaultDecision: Verdict
+  defaultDecision: DefaultVerdict
   /** The nearest `sandbox.mode` (the file's, else its presets'), `auto` when none sets one. */
   sandboxMode: SandboxMode
   /** The presets applied, nearest first. */
@@ -550,6 +566,9 @@ function resolvePreset(name: PresetName, seen: readonly PresetName[]): ResolvedP
   ])
   const errors = resolved.issues.filter((i) => i.severity === 'error')
   if (errors.length > 0) throw new PolicyError(errors) // a bug in a preset, caught by its tests
+  // a preset is used where nobody chose to page a maintainer: it never asks
+  const asks = resolved.rules.find((r) => r.decision === 'ask')
+  if (asks !== undefined) throw new Error(`preset ${name}: rule "${asks.id}" is an ask rule`)
   presetCache.set(name, resolved)
   return resolved
 }

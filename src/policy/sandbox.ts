@@ -103,14 +103,15 @@ function absolute(value: string | undefined): string | undefined {
 /**
  * Hosts the sandboxed commands may reach: exact hosts of the url allow rules (a wildcard host
  * rule such as `*.npmjs.com` is not widened to a host list); any host when an allow rule matches
- * every host (`*`). Exact hosts of url deny rules are blocked.
+ * every host (`*`). Exact hosts of url deny rules are blocked. Url ask rules add no host: a
+ * person approves one request, not every program's way to that host.
  */
 export function sandboxNetwork(policy: SandboxPolicy): SandboxNetwork {
   const allowed: string[] = []
   const blocked: string[] = []
   let anyHost = false
   for (const rule of policy.rules) {
-    if (rule.matcher !== 'url') continue
+    if (rule.matcher !== 'url' || rule.decision === 'ask') continue
     for (const url of rule.urls) {
       const host = literalOf(url.host)
       if (rule.decision === 'deny') {

@@ -33,9 +33,14 @@ export const RULE_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/
 
 const Patterns = z.array(z.string().trim().min(1)).min(1)
 
+/** A rule's decision: `ask` routes the request to a person (see policy/README.md). */
+export const RULE_DECISIONS = ['allow', 'deny', 'ask'] as const
+/** The policy's `default`: never `ask`, or every request no rule matches would page a person. */
+export const DEFAULT_DECISIONS = ['allow', 'deny'] as const
+
 export const RuleSchema = z.strictObject({
   id: z.string().regex(RULE_ID).optional(),
-  decision: z.enum(['allow', 'deny']),
+  decision: z.enum(RULE_DECISIONS),
   reason: z.string().trim().min(1).optional(),
   shell: Patterns.optional(),
   write: Patterns.optional(),
@@ -63,7 +68,7 @@ export const PolicyTestSchema = z.strictObject({
   tool: Subject.optional(),
   /** For `mcp` tests: the request's readOnly flag. */
   readOnly: z.boolean().optional(),
-  expect: z.enum(['allow', 'deny']),
+  expect: z.enum(RULE_DECISIONS),
   /** The rule expected to decide (its id, `default`, or a built-in id). */
   rule: z.string().min(1).optional()
 })
@@ -82,7 +87,7 @@ export const SandboxSchema = z.strictObject({
 export const PolicyFileSchema = z.strictObject({
   version: z.literal(1),
   extends: z.enum(PRESET_NAMES).optional(),
-  default: z.enum(['allow', 'deny']).optional(),
+  default: z.enum(DEFAULT_DECISIONS).optional(),
   sandbox: SandboxSchema.optional(),
   rules: z.array(RuleSchema).optional(),
   tests: z.array(PolicyTestSchema).optional()
@@ -100,15 +105,15 @@ export const KEY_HELP: Record<string, string> = {
   version: 'version: 1',
   extends: `extends: read-only (one of ${PRESET_NAMES.join(', ')})`,
   tests: 'tests: [ { shell: "git push origin main", expect: deny } ]',
-  expect: 'expect: allow (or deny)',
+  expect: 'expect: allow (or deny, or ask)',
   readOnly: 'readOnly: true (only with mcp)',
   default: 'default: deny (or allow)',
   sandbox: 'sandbox: { mode: auto } (auto, required or off)',
   mode: 'mode: auto (or required, or off)',
   rules: 'rules: [ { decision: allow, shell: ["npm test"] } ]',
   id: 'id: my-rule (letters, digits, ".", "_", "-"; starting with a letter or digit)',
-  decision: 'decision: allow (or deny)',
-  reason: 'reason: a sentence the agent sees when the rule denies',
+  decision: 'decision: allow (or deny, or ask: a maintainer approves each request)',
+  reason: 'reason: a sentence the agent sees when the rule denies (the maintainer, when it asks)',
   shell: 'shell: ["npm test*", "git status"]',
   write: 'write: ["src/**", "*.md"]',
   read: 'read: ["**"]',

@@ -1,7 +1,8 @@
 /**
  * What to change in the policy for a denied request, for the report and the pull request
  * comment: the narrowest allow rule when no rule matched, or why no allow rule helps (a deny
- * rule decided, or one of the engine's own checks).
+ * rule decided, or one of the engine's own checks), or, for a request an ask rule put to a
+ * person who did not approve it, what that means.
  *
  * Pure: no file system, no policy needed. Shell commands are split as the engine splits them
  * (the bash parser must have been initialized, as it is once a policy has been compiled);
@@ -18,10 +19,15 @@ import type { MatcherKey } from './types.js'
 import { parseRequestUrl } from './url.js'
 
 export type RuleSuggestion =
-  /** `yaml`: rules to append to the policy's `rules:` list (list items at column 0). */
-  | { kind: 'add-rule'; yaml: string; note: string }
+  /**
+   * `yaml`: rules to append to the policy's `rules:` list (list items at column 0);
+   * `alternative`: one sentence on writing them with `decision: ask` instead.
+   */
+  | { kind: 'add-rule'; yaml: string; note: string; alternative: string }
   | { kind: 'explicit-deny'; note: string }
   | { kind: 'built-in'; note: string }
+  /** An ask rule decided and the person did not approve (denied, no answer, nobody to ask). */
+  | { kind: 'asked'; note: string }
 
 /** A denied request: a Decision, or a report's permission record. */
 export interface DenialInput {
@@ -35,6 +41,11 @@ export interface DenialInput {
   request?: unknown
   /** Shell requests: the decision's segments, so that only what no rule matched is proposed. */
   segments?: ReadonlyArray<{ text: string; decision: string; rule: string }>
+  /**
+   * A report's `approval` (its permission record's): `rule` is an ask rule, and the request
+   * was denied because the person asked did not approve it.
+   */
+  approval?: { verdict: string } | null
 }
 
 export interface SuggestOptions {
@@ -139,8 +150,22 @@ type Proposal = Partial<Record<Exclude<MatcherKey, 'memory'>, string[]>> & {
   readOnly?: true
 }
 
+/** Why a request an ask rule routed to a person ended denied, by the approval's verdict. */
+const NOT_APPROVED: Record<string, string> = {
+  denied: 'a maintainer denied it',
+  timeout: 'no maintainer approved it in time (approval-timeout-minutes)',
+  unavailable: 'there was nobody to ask (no pull request or issue to comment on)'
+}
+
 export function suggestRule(denial: DenialInput, options: SuggestOptions = {}): RuleSuggestion {
   const { rule } = denial
+  if (denial.approval !== undefined && denial.approval !== null) {
+    const why = NOT_APPROVED[denial.approval.verdict] ?? 'no maintainer approved it'
+    return {
+      kind: 'asked',
+      note: `Rule "${rule}" asks a maintainer about this request, and ${why}; change the rule to decision: allow if the agent may do it without asking.`
+    }
+  }
   const ruleIds = new Set(options.ruleIds ?? [])
   if (ruleIds.has(rule) || (!NO_RULE.has(rule) && !BUILT_IN_CHECK_IDS.includes(rule))) {
     return explicitDeny(rule)
@@ -158,6 +183,7 @@ export function suggestRule(denial: DenialInput, options: SuggestOptions = {}): 
   return {
     kind: 'add-rule',
     yaml: rulesYaml(rules),
+    alternative: `With decision: ask instead of allow, a maintainer approves each such request.`,
     note: outside
       ? `No rule allows this path outside the working directory; ${these} exactly this request, so add ${rules.length === 1 ? 'it' : 'them'} only if the agent should reach it.`
       : `No rule matches this request, so the policy default denied it; ${these} exactly this request.`

@@ -2,8 +2,8 @@
  * `copilot-policy`: check, explain, test and replay a policy. Each command is a function that
  * returns its output and exit code; `src/policy-cli.ts` only wires it to the process.
  *
- * Exit codes: 0 fine (allowed, no errors, tests pass, nothing changes); 1 not (denied, errors,
- * failures, changes); 2 bad usage, or a policy or report that cannot be read.
+ * Exit codes: 0 fine (allowed, no errors, tests pass, nothing changes); 1 not (denied or asks a
+ * person, errors, failures, changes); 2 bad usage, or a policy or report that cannot be read.
  */
 import { readFile } from 'node:fs/promises'
 import path from 'node:path'
@@ -16,8 +16,8 @@ import { lintPolicy } from './lint.js'
 import { compilePolicy, compileResolved, resolvePolicyText, type CompiledPolicy } from './load.js'
 import { PRESET_NAMES, presetText, type PresetName } from './presets.js'
 import { runPolicyTests } from './testing.js'
-import { MATCHER_KEYS } from './schema.js'
-import type { Decision, MatcherKey, SegmentDecision } from './types.js'
+import { MATCHER_KEYS, RULE_DECISIONS } from './schema.js'
+import type { Decision, MatcherKey, SegmentDecision, Verdict } from './types.js'
 
 export interface ToolResult {
   exitCode: 0 | 1 | 2
@@ -44,7 +44,8 @@ export const USAGE = `Usage:
 
 <policy> is a policy file or built-in:<preset> (${PRESET_NAMES.join(', ')}).
 Options: --working-directory <dir>  where relative paths resolve (default: current directory)
-Exit codes: 0 fine, 1 denied / errors / failures / changes, 2 bad usage or unreadable input.`
+Exit codes: 0 fine, 1 denied or asks a person / errors / failures / changes, 2 bad usage or
+unreadable input.`
 
 class InputError extends Error {}
 
@@ -197,6 +198,9 @@ export function formatDecision(decision: Decision, policy: CompiledPolicy): stri
     `decision: ${decision.decision.toUpperCase()} by rule ${deciding}`,
     decision.reason !== undefined ? `reason: ${decision.reason}` : undefined,
     decision.decision === 'deny' ? `feedback to the agent: ${feedbackFor(decision)}` : undefined,
+    decision.decision === 'ask'
+      ? 'asks a maintainer: allowed only if someone with write access answers /approve in time'
+      : undefined,
     decision.segments !== undefined
       ? ['segments:', ...decision.segments.flatMap((s) => describeSegment(s, rules))]
       : `matched: ${decision.matched?.length ? decision.matched.join(', ') : '(no rule)'}`
@@ -260,12 +264,32 @@ const ReportForReplay = z.looseObject({
   policy: z.looseObject({ source: z.string().optional() }).optional(),
   permissions: z.array(
     z.looseObject({
-      decision: z.enum(['allow', 'deny']),
+      /** The final answer; a report may also hold the policy's `ask` itself. */
+      decision: z.enum(RULE_DECISIONS),
       rule: z.string().optional(),
+      /** Present when the policy asked a person: the request's final decision is theirs. */
+      approval: z.looseObject({ verdict: z.string().optional() }).nullish().catch(undefined),
       request: PermissionRequest
     })
   )
 })
+
+type ReplayRecord = z.infer<typeof ReportForReplay>['permissions'][number]
+
+/** What the policy decided for a recorded request: `ask` when a person was asked. */
+function recordedVerdict(record: ReplayRecord): Verdict {
+  return record.approval !== undefined && record.approval !== null ? 'ask' : record.decision
+}
+
+/** The transitions the summary always counts, then those it counts when they occur. */
+const TRANSITIONS: ReadonlyArray<readonly [Verdict, Verdict, boolean]> = [
+  ['allow', 'deny', true],
+  ['deny', 'allow', true],
+  ['allow', 'ask', false],
+  ['ask', 'allow', false],
+  ['ask', 'deny', false],
+  ['deny', 'ask', false]
+]
 
 /** Moves absolute paths of a request from the run's workspace to `to`. */
 function rebase(request: PermissionRequest, from: string, to: string): PermissionRequest {
@@ -309,26 +333,33 @@ export async function replayReport(
   const from = options.workspaceWas ?? report.workingDirectory
   const to = path.resolve(options.workingDirectory)
   const changes: string[] = []
-  let tightened = 0
-  let loosened = 0
+  const counts = new Map<string, number>()
   for (const record of report.permissions) {
     const request = from !== undefined ? rebase(record.request, from, to) : record.request
     const now = policy.decide(request)
-    if (now.decision === record.decision) continue
-    if (now.decision === 'deny') tightened++
-    else loosened++
+    const then = recordedVerdict(record)
+    if (now.decision === then) continue
+    const transition = `${then} → ${now.decision}`
+    counts.set(transition, (counts.get(transition) ?? 0) + 1)
+    // an ask shows how the person answered (approved, denied, timeout, unavailable)
+    const answer = then === 'ask' ? record.approval?.verdict : undefined
+    const shown = answer !== undefined ? `${then} (${answer}) → ${now.decision}` : transition
     const was = record.rule !== undefined ? `"${record.rule}"` : '?'
     changes.push(
-      `  ${record.decision} → ${now.decision}  ${now.kind}  ${now.subject}\n` +
+      `  ${shown}  ${now.kind}  ${now.subject}\n` +
         `      was rule ${was}, now rule "${now.rule}"${now.reason !== undefined ? `: ${now.reason}` : ''}`
     )
   }
   const total = report.permissions.length
+  const counted = TRANSITIONS.flatMap(([a, b, always]) => {
+    const n = counts.get(`${a} → ${b}`) ?? 0
+    return n > 0 || always ? [`${n} ${a} → ${b}`] : []
+  })
   const summary =
     changes.length === 0
       ? `${total} request${total === 1 ? '' : 's'} replayed against ${policy.source}: no decision changes`
       : `${total} requests replayed against ${policy.source}: ${changes.length} would change ` +
-        `(${tightened} allow → deny, ${loosened} deny → allow)`
+        `(${counted.join(', ')})`
   const note =
     from === undefined
       ? 'note: the report does not say where the run worked; pass --workspace-was <dir> if its ' +

@@ -4,7 +4,14 @@
  */
 import type { PermissionRequest } from '../cli/protocol.js'
 
-export type Verdict = 'allow' | 'deny'
+/**
+ * What the policy answers: `allow`, `deny`, or `ask` — a person (a maintainer of the repository)
+ * must approve the request before it is allowed. Precedence: deny > ask > allow.
+ */
+export type Verdict = 'allow' | 'deny' | 'ask'
+
+/** A policy's `default`: never `ask` (every request no rule matches would page a person). */
+export type DefaultVerdict = Exclude<Verdict, 'ask'>
 
 /** The CLI's permission kinds a rule can match, named by the rule's matcher key. */
 export type MatcherKey = 'shell' | 'write' | 'read' | 'url' | 'mcp' | 'memory' | 'tool'
@@ -17,15 +24,18 @@ export interface SegmentDecision {
   /** Rule id, `default`, or a built-in reason id such as `unparsable` / `dynamic-command`. */
   rule: string
   reason?: string
-  /** Ids of every rule that matched this segment (deny and allow), in policy order. */
+  /** Ids of every rule that matched this segment (deny, ask and allow), in policy order. */
   matched?: string[]
 }
 
 export interface Decision {
   decision: Verdict
-  /** The deciding rule's id, or `default` when no rule matched. */
+  /**
+   * The deciding rule's id, or `default` when no rule matched. For a shell request allowed (or
+   * asked) by several rules: their ids joined by `, `.
+   */
   rule: string
-  /** The rule's `reason`, or why a built-in check denied. */
+  /** The rule's `reason`, or why a built-in check denied. For `ask`: what the person is told. */
   reason?: string
   /** The permission kind as the CLI named it (`shell`, `write`, `custom-tool`, ...). */
   kind: string
