@@ -3,10 +3,18 @@
  * end-to-end tests (point `GITHUB_API_URL` / the publisher's `apiUrl` at `url`).
  *
  * Routes: `GET /user`, `GET|POST /repos/:owner/:repo/issues/:number/comments` (real pagination:
- * `per_page`, `page`, `Link`), `PATCH /repos/:owner/:repo/issues/comments/:id`. Comments live in
- * memory. Identity comes from the `Authorization` token: a user token gets its login on `/user`; an
- * installation token (GITHUB_TOKEN, GitHub App) gets 403 there, like the real API, and writes as
- * `<app>[bot]` with `performed_via_github_app`; a read-only token gets 403 on writes (fork PRs).
+ * `per_page`, `page`, `Link`; `since`: only comments with `updated_at >= since`, an ISO time, 422
+ * when unparsable), `PATCH /repos/:owner/:repo/issues/comments/:id`,
+ * `GET /repos/:owner/:repo/collaborators/:user/permission` (from `setPermission`, the same for every
+ * repository; `{permission, role_name, user}` with `maintain` → `write` and `triage` → `read` in
+ * `permission`, like the real API; 404 for a login never set). Comments live in memory; their
+ * timestamps come from a fake clock (2024-01-01, one second more per write). `addComment` seeds
+ * comments by anyone, bots too (`{login, type: 'Bot'}`); `onComment` listeners see every comment
+ * created through the API (not seeded ones), right after the response is sent, so a test can answer
+ * a comment as soon as it is posted. Identity comes from the `Authorization` token: a user token
+ * gets its login on `/user`; an installation token (GITHUB_TOKEN, GitHub App) gets 403 there, like
+ * the real API, and writes as `<app>[bot]` with `performed_via_github_app`; a read-only token gets
+ * 403 on writes (fork PRs).
  * Faults: `failNext` makes the next matching requests answer with a given status. Every request is
  * logged (method, path, query, status, who) for assertions; tokens are never logged.
  */
@@ -21,6 +29,24 @@ export interface Identity {
   appSlug?: string
   /** `read` makes every write answer 403 "Resource not accessible by integration". */
   access?: 'read' | 'write'
+  /** The author's `user.type`; default `Bot` for installations, else `User`. */
+  type?: 'User' | 'Bot'
+}
+
+/** A repository role, as `role_name` reports it. */
+export type FakeRole = 'admin' | 'maintain' | 'write' | 'triage' | 'read'
+
+/** The permission response for a custom role: both fields as given. */
+export interface FakeCustomRole {
+  role_name: string
+  permission: 'admin' | 'write' | 'read' | 'none'
+}
+
+/** Where a comment was created. */
+export interface CommentPlace {
+  owner: string
+  repo: string
+  number: number
 }
 
 export interface FakeUser {
@@ -79,7 +105,10 @@ export interface FakeGitHub {
   requests: LoggedRequest[]
   /** The comments of one issue or PR, oldest first (live objects). */
   comments(owner: string, repo: string, number: number): FakeComment[]
-  /** Seed a comment as `login` (need not be a known identity). */
+  /**
+   * Seed a comment as `author` (default `someone`; need not be a known identity): a login, or an
+   * identity such as `{login: 'renovate[bot]', type: 'Bot'}`. Not seen by `onComment` listeners.
+   */
   addComment(
     owner: string,
     repo: string,
@@ -87,6 +116,16 @@ export interface FakeGitHub {
     body: string,
     author?: string | Identity
   ): FakeComment
+  /**
+   * Call `listener` for every comment created through the API (POST), after its response is sent.
+   * Returns a function that removes the listener. A listener that throws fails the test run.
+   */
+  onComment(listener: (comment: FakeComment, place: CommentPlace) => void): () => void
+  /**
+   * `login`'s role on every repository (case-insensitive login); `undefined` forgets it (then the
+   * permission route answers 404, as for a non-collaborator).
+   */
+  setPermission(login: string, role: FakeRole | FakeCustomRole | undefined): void
   /** The next `times` (default 1) matching requests answer `fault.status`. */
   failNext(fault: Fault, times?: number): void
   /** Clear the request log (not the comments). */
@@ -115,6 +154,8 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
   const userIds = new Map<string, number>()
   const requests: LoggedRequest[] = []
   const faults: PendingFault[] = []
+  const permissions = new Map<string, FakeRole | FakeCustomRole>()
+  const commentListeners = new Set<(comment: FakeComment, place: CommentPlace) => void>()
   let nextCommentId = 1000
   let clock = Date.parse('2024-01-01T00:00:00Z')
   let baseUrl = ''
@@ -131,7 +172,11 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
   const userFor = (identity: Identity): FakeUser => {
     let id = userIds.get(identity.login)
     if (id === undefined) userIds.set(identity.login, (id = 100 + userIds.size))
-    return { login: identity.login, id, type: identity.installation ? 'Bot' : 'User' }
+    return {
+      login: identity.login,
+      id,
+      type: identity.type ?? (identity.installation ? 'Bot' : 'User')
+    }
   }
   const appFor = (identity: Identity): FakeComment['performed_via_github_app'] =>
     identity.installation
@@ -265,10 +310,19 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
         if (method === 'GET') {
           const perPage = Math.min(Math.max(Number(query.per_page ?? defaultPerPage) || 30, 1), 100)
           const page = Math.max(Number(query.page ?? 1) || 1, 1)
-          const all = issueComments(owner, repo, n)
+          let all = issueComments(owner, repo, n)
+          if (query.since !== undefined) {
+            const since = Date.parse(query.since)
+            if (Number.isNaN(since)) {
+              error(422, 'Validation Failed: since is not a valid ISO 8601 time')
+              return
+            }
+            all = all.filter((c) => Date.parse(c.updated_at) >= since)
+          }
           const last = Math.max(Math.ceil(all.length / perPage), 1)
           const link = (p: number, rel: string): string => {
             const u = new URL(`${baseUrl}${path}`)
+            for (const [k, v] of Object.entries(query)) u.searchParams.set(k, v)
             u.searchParams.set('per_page', String(perPage))
             u.searchParams.set('page', String(p))
             return `<${u.toString()}>; rel="${rel}"`
@@ -298,7 +352,11 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
             error(422, 'Validation Failed: body is too long (maximum is 65536 characters)')
             return
           }
-          send(201, newComment(owner, repo, n, text, identity))
+          const created = newComment(owner, repo, n, text, identity)
+          send(201, created)
+          for (const listener of [...commentListeners]) {
+            listener(created, { owner, repo, number: n })
+          }
           return
         }
       }
@@ -331,6 +389,35 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
         return
       }
 
+      const permission = /^\/repos\/([^/]+)\/([^/]+)\/collaborators\/([^/]+)\/permission$/.exec(
+        path
+      )
+      if (permission && method === 'GET') {
+        let login: string
+        try {
+          login = decodeURIComponent(permission[3] ?? '')
+        } catch {
+          error(400, 'Bad login')
+          return
+        }
+        const role = permissions.get(login.toLowerCase())
+        if (role === undefined) {
+          error(404, `${login} is not a user`)
+          return
+        }
+        const legacy = {
+          admin: 'admin',
+          maintain: 'write',
+          write: 'write',
+          triage: 'read',
+          read: 'read'
+        }
+        const fields =
+          typeof role === 'string' ? { permission: legacy[role], role_name: role } : role
+        send(200, { ...fields, user: { ...userFor({ login }), permissions: {} } })
+        return
+      }
+
       error(404, `Not Found: ${method} ${path}`)
     })
   })
@@ -351,6 +438,16 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
         body,
         typeof author === 'string' ? { login: author } : author
       ),
+    onComment: (listener) => {
+      commentListeners.add(listener)
+      return () => {
+        commentListeners.delete(listener)
+      }
+    },
+    setPermission: (login, role) => {
+      if (role === undefined) permissions.delete(login.toLowerCase())
+      else permissions.set(login.toLowerCase(), role)
+    },
     failNext: (fault, times = 1) => {
       faults.push({ ...fault, remaining: times })
     },

@@ -1,0 +1,261 @@
+import type { CheckActorInput } from '../../src/github/actor-gate.js'
+import {
+  checkActor,
+  GATED_EVENTS,
+  gateSubject,
+  isGatedEvent,
+  parseActorList
+} from '../../src/github/actor-gate.js'
+import { GATED_EVENTS as EARLY_GATED_EVENTS } from '../../src/cli/early.js'
+import type { FakeGitHub } from '../../test-support/github-api.js'
+import { startFakeGitHub } from '../../test-support/github-api.js'
+import { anyString, containing, fakeClient } from './helpers.js'
+
+const REPO = { owner: 'acme', repo: 'widgets' }
+let api: FakeGitHub
+
+beforeEach(async () => {
+  api = await startFakeGitHub()
+  api.setPermission('ada', 'admin')
+  api.setPermission('max', 'maintain')
+  api.setPermission('wendy', 'write')
+  api.setPermission('tia', 'triage')
+  api.setPermission('rita', 'read')
+})
+
+afterEach(async () => {
+  await api.close()
+})
+
+function input(
+  eventName: string,
+  actor: string | undefined,
+  overrides: Partial<CheckActorInput> = {}
+): CheckActorInput {
+  return {
+    eventName,
+    payload: actor === undefined ? {} : { action: 'created', sender: { login: actor, id: 1 } },
+    env: {},
+    allowedActors: [],
+    allowAnyActor: false,
+    client: fakeClient(api),
+    repo: REPO,
+    ...overrides
+  }
+}
+
+describe('GATED_EVENTS', () => {
+  it('lists the events anyone can cause', () => {
+    expect([...GATED_EVENTS].sort()).toEqual(
+      [
+        'issue_comment',
+        'issues',
+        'pull_request',
+        'pull_request_review',
+        'pull_request_review_comment',
+        'pull_request_target'
+      ].sort()
+    )
+    expect(isGatedEvent('push')).toBe(false)
+    expect(isGatedEvent('toString')).toBe(false)
+  })
+
+  it('is the list the early entry uses (it must not import this module)', () => {
+    expect([...EARLY_GATED_EVENTS].sort()).toEqual([...GATED_EVENTS].sort())
+  })
+})
+
+describe('parseActorList', () => {
+  it('splits on commas and newlines, trims, drops empties and a leading @', () => {
+    expect(parseActorList('dependabot[bot], octocat\n\n  @Mona ,\r\nrenovate[bot],,')).toEqual([
+      'dependabot[bot]',
+      'octocat',
+      'Mona',
+      'renovate[bot]'
+    ])
+    expect(parseActorList('')).toEqual([])
+    expect(parseActorList(' ,\n ')).toEqual([])
+  })
+})
+
+describe('gateSubject', () => {
+  it('is not gated for other events', () => {
+    for (const eventName of ['push', 'schedule', 'workflow_dispatch', 'release', '']) {
+      expect(gateSubject({ eventName, payload: { sender: { login: 'x' } }, env: {} })).toEqual({
+        gated: false
+      })
+    }
+  })
+
+  it('prefers GITHUB_TRIGGERING_ACTOR, then the sender', () => {
+    const payload = { sender: { login: 'mallory', type: 'User' }, comment: { body: 'hi' } }
+    expect(
+      gateSubject({ eventName: 'issue_comment', payload, env: { GITHUB_TRIGGERING_ACTOR: 'ada' } })
+    ).toEqual({ gated: true, actor: 'ada' })
+    expect(
+      gateSubject({ eventName: 'issue_comment', payload, env: { GITHUB_TRIGGERING_ACTOR: ' ' } })
+    ).toEqual({ gated: true, actor: 'mallory' })
+  })
+
+  it('finds no actor in a payload without a usable sender', () => {
+    for (const payload of [
+      {},
+      null,
+      'x',
+      { sender: null },
+      { sender: { login: 3 } },
+      { sender: { login: ' ' } }
+    ]) {
+      expect(gateSubject({ eventName: 'issues', payload, env: {} })).toEqual({
+        gated: true,
+        actor: undefined
+      })
+    }
+  })
+})
+
+describe('checkActor', () => {
+  it.each(GATED_EVENTS)('%s: runs for writers, maintainers and admins', async (eventName) => {
+    for (const [actor, level] of [
+      ['wendy', 'write'],
+      ['max', 'maintain'],
+      ['ada', 'admin']
+    ] as const) {
+      const result = await checkActor(input(eventName, actor))
+      expect(result).toEqual({
+        run: true,
+        reason: `${actor} has ${level} permission on acme/widgets.`
+      })
+    }
+  })
+
+  it.each(GATED_EVENTS)(
+    '%s: refuses readers, triagers and non-collaborators',
+    async (eventName) => {
+      const rita = await checkActor(input(eventName, 'rita'))
+      expect(rita).toEqual({ run: false, actor: 'rita', reason: anyString() })
+      if (rita.run) throw new Error('unreachable')
+      expect(rita.reason).toContain(
+        `${eventName} was triggered by rita, who has only read permission on acme/widgets`
+      )
+      expect(rita.reason).toContain('add them to allowed-actors, or give them write access')
+
+      const tia = await checkActor(input(eventName, 'tia'))
+      expect(tia).toMatchObject({
+        run: false,
+        actor: 'tia',
+        reason: containing('only triage permission')
+      })
+
+      const stranger = await checkActor(input(eventName, 'stranger'))
+      expect(stranger).toMatchObject({
+        run: false,
+        actor: 'stranger',
+        reason: containing('stranger, who has no permission on acme/widgets')
+      })
+    }
+  )
+
+  it('checks GITHUB_TRIGGERING_ACTOR rather than the sender', async () => {
+    const env = { GITHUB_TRIGGERING_ACTOR: 'rita' }
+    await expect(checkActor(input('pull_request_target', 'ada', { env }))).resolves.toMatchObject({
+      run: false,
+      actor: 'rita'
+    })
+    await expect(
+      checkActor(input('pull_request_target', 'rita', { env: { GITHUB_TRIGGERING_ACTOR: 'ada' } }))
+    ).resolves.toMatchObject({ run: true })
+    expect(api.requests.map((r) => r.path)).toEqual([
+      '/repos/acme/widgets/collaborators/rita/permission',
+      '/repos/acme/widgets/collaborators/ada/permission'
+    ])
+  })
+
+  it('runs listed actors (any case), bots included, without an API call', async () => {
+    const allowedActors = parseActorList('Dependabot[Bot]\nrita')
+    await expect(
+      checkActor(input('pull_request', 'dependabot[bot]', { allowedActors }))
+    ).resolves.toEqual({ run: true, reason: 'dependabot[bot] is listed in allowed-actors.' })
+    await expect(
+      checkActor(input('issue_comment', 'RITA', { allowedActors }))
+    ).resolves.toMatchObject({
+      run: true
+    })
+    expect(api.requests).toEqual([])
+  })
+
+  it('refuses a bot that is not listed, without an API call', async () => {
+    api.setPermission('renovate[bot]', 'admin')
+    const result = await checkActor(
+      input('pull_request', 'renovate[bot]', { allowedActors: ['dependabot[bot]'] })
+    )
+    expect(result).toMatchObject({
+      run: false,
+      actor: 'renovate[bot]',
+      reason: containing('add renovate[bot] to allowed-actors')
+    })
+    expect(api.requests).toEqual([])
+  })
+
+  it('allow-any-actor turns the gate off', async () => {
+    await expect(
+      checkActor(input('pull_request_target', 'stranger', { allowAnyActor: true }))
+    ).resolves.toEqual({ run: true, reason: containing('allow-any-actor') })
+    await expect(
+      checkActor(input('issues', undefined, { allowAnyActor: true }))
+    ).resolves.toMatchObject({ run: true })
+    expect(api.requests).toEqual([])
+  })
+
+  it.each(['push', 'schedule', 'workflow_dispatch'])(
+    '%s is not gated: runs without any API call',
+    async (eventName) => {
+      api.failNext({ status: 500 }, 10)
+      await expect(checkActor(input(eventName, 'stranger'))).resolves.toEqual({
+        run: true,
+        reason: containing('not gated')
+      })
+      await expect(checkActor(input(eventName, undefined))).resolves.toMatchObject({ run: true })
+      expect(api.requests).toEqual([])
+    }
+  )
+
+  it('refuses when no actor can be found', async () => {
+    const result = await checkActor(input('issue_comment', undefined))
+    expect(result).toMatchObject({
+      run: false,
+      actor: '',
+      reason: containing('could not tell who triggered')
+    })
+    expect(api.requests).toEqual([])
+  })
+
+  it('fails closed when the permission cannot be read', async () => {
+    // One retry: two failing answers exhaust the client.
+    api.failNext({ status: 502, path: /\/permission$/, body: { message: 'upstream on fire' } }, 2)
+    const result = await checkActor(input('issue_comment', 'ada'))
+    expect(result).toMatchObject({ run: false, actor: 'ada' })
+    if (result.run) throw new Error('unreachable')
+    expect(result.reason).toContain('could not check the permission of ada on acme/widgets')
+    expect(result.reason).toContain('upstream on fire')
+    expect(api.requests.map((r) => r.status)).toEqual([502, 502])
+
+    api.failNext({
+      status: 403,
+      path: /\/permission$/,
+      body: { message: 'Resource not accessible by integration' }
+    })
+    await expect(checkActor(input('issues', 'ada'))).resolves.toMatchObject({
+      run: false,
+      reason: containing('Resource not accessible by integration')
+    })
+  })
+
+  it('fails closed on a malformed permission response', async () => {
+    api.failNext({ status: 200, path: /\/permission$/, body: { permission: 7 } })
+    await expect(checkActor(input('issues', 'ada'))).resolves.toMatchObject({
+      run: false,
+      reason: containing('unexpected collaborator permission response')
+    })
+  })
+})

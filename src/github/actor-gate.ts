@@ -1,0 +1,157 @@
+/**
+ * The trusted-actor gate. On events anyone can cause (a comment, a review, an issue, a pull
+ * request, including one from a fork), the CLI only starts when the triggering actor has write,
+ * maintain or admin permission on the repository, or is listed in `allowed-actors`. Everything
+ * else (push, schedule, workflow_dispatch, …) needs write access to trigger already and runs.
+ *
+ * The actor is `GITHUB_TRIGGERING_ACTOR` (who started this run, also for a re-run), else the
+ * event's `sender`. Bots (`dependabot[bot]`, `renovate[bot]`) cannot be collaborators: they run
+ * only when listed. Any doubt (no actor, an API failure) refuses: the gate fails closed.
+ *
+ * Reasons are plain text for a notice or a log line; they contain the actor's login, so render
+ * them in markdown only through the reporting module's neutralizers.
+ */
+import { z } from 'zod'
+import { messageOf } from '../errors.js'
+import { clip } from '../reporting/text.js'
+import type { GitHubClient } from './client.js'
+import type { PermissionLevel, RepoRef } from './permissions.js'
+import { canWrite, repositoryPermission } from './permissions.js'
+
+/** The events whose actor is checked. */
+export const GATED_EVENTS = [
+  'issue_comment',
+  'pull_request_review_comment',
+  'pull_request_review',
+  'issues',
+  'pull_request',
+  'pull_request_target'
+] as const
+
+export type GatedEvent = (typeof GATED_EVENTS)[number]
+
+export function isGatedEvent(eventName: string): eventName is GatedEvent {
+  return (GATED_EVENTS as readonly string[]).includes(eventName)
+}
+
+export type GateSubject = { gated: false } | { gated: true; actor: string | undefined }
+
+export interface GateSubjectInput {
+  eventName: string
+  /** The event payload (`github.context.payload`); only `sender.login` is read. */
+  payload: unknown
+  env: Readonly<Record<string, string | undefined>>
+}
+
+const SenderPayload = z.object({
+  sender: z.object({ login: z.string() }).nullish()
+})
+
+/** Whether the event is gated, and by whom it was triggered. Pure. */
+export function gateSubject({ eventName, payload, env }: GateSubjectInput): GateSubject {
+  if (!isGatedEvent(eventName)) return { gated: false }
+  const triggering = env.GITHUB_TRIGGERING_ACTOR?.trim()
+  if (triggering) return { gated: true, actor: triggering }
+  const parsed = SenderPayload.safeParse(payload)
+  const sender = parsed.success ? parsed.data.sender?.login.trim() : undefined
+  return { gated: true, actor: sender || undefined }
+}
+
+/**
+ * Logins from the `allowed-actors` input: separated by commas or newlines, trimmed, a leading `@`
+ * dropped, empties ignored. Compare them case-insensitively (see {@link isListed}).
+ */
+export function parseActorList(raw: string): string[] {
+  return raw
+    .split(/[,\r\n]+/)
+    .map((item) => item.trim().replace(/^@/, '').trim())
+    .filter((item) => item !== '')
+}
+
+/** Whether `login` is in `list`, ignoring case (GitHub logins are case-insensitive). */
+export function isListed(login: string, list: readonly string[]): boolean {
+  const wanted = login.toLowerCase()
+  return list.some((item) => item.toLowerCase() === wanted)
+}
+
+/** A bot account: cannot be a collaborator. */
+export function isBotLogin(login: string): boolean {
+  return /\[bot\]$/i.test(login)
+}
+
+export interface CheckActorInput extends GateSubjectInput {
+  /** Parsed `allowed-actors` (see {@link parseActorList}). */
+  allowedActors: readonly string[]
+  /** `allow-any-actor: true`: no gate at all. */
+  allowAnyActor: boolean
+  client: GitHubClient
+  repo: RepoRef
+}
+
+export type ActorCheck =
+  { run: true; reason: string } | { run: false; actor: string; reason: string }
+
+/** An error message on one short line. */
+function oneLine(text: string): string {
+  return clip(text.replace(/\s+/g, ' ').trim(), 300)
+}
+
+const FIX = 'To let them run it, add them to allowed-actors, or give them write access.'
+
+/**
+ * Whether the CLI may start. `{run: false}` carries the actor (`''` when none was found) and a
+ * reason saying who, why, and the fix. Never throws: an API failure refuses with the error in the
+ * reason. Makes an API call only when the gate is on, the event is gated and the actor is neither
+ * listed nor a bot.
+ */
+export async function checkActor(input: CheckActorInput): Promise<ActorCheck> {
+  const { eventName, allowedActors, client, repo } = input
+  const where = `${repo.owner}/${repo.repo}`
+  if (input.allowAnyActor) {
+    return { run: true, reason: 'allow-any-actor is on: the triggering actor is not checked.' }
+  }
+  const subject = gateSubject(input)
+  if (!subject.gated) {
+    return {
+      run: true,
+      reason: `${eventName || 'this'} events are not gated: only people with write access can trigger them.`
+    }
+  }
+  const actor = subject.actor
+  if (actor === undefined) {
+    return {
+      run: false,
+      actor: '',
+      reason: `Skipped: could not tell who triggered this ${eventName} event (no GITHUB_TRIGGERING_ACTOR, no sender in the payload), so their permission on ${where} cannot be checked.`
+    }
+  }
+  if (isListed(actor, allowedActors)) {
+    return { run: true, reason: `${actor} is listed in allowed-actors.` }
+  }
+  if (isBotLogin(actor)) {
+    return {
+      run: false,
+      actor,
+      reason: `Skipped: ${eventName} was triggered by the bot ${actor}, which is not listed in allowed-actors (bots cannot have repository permissions). To let it run the action, add ${actor} to allowed-actors.`
+    }
+  }
+  let level: PermissionLevel
+  try {
+    level = await repositoryPermission(client, repo, actor)
+  } catch (error) {
+    return {
+      run: false,
+      actor,
+      reason: `Skipped: could not check the permission of ${actor} on ${where} (${oneLine(messageOf(error))}), and the action only runs for people with write access. ${FIX}`
+    }
+  }
+  if (canWrite(level)) {
+    return { run: true, reason: `${actor} has ${level} permission on ${where}.` }
+  }
+  const has = level === 'none' ? 'no permission' : `only ${level} permission`
+  return {
+    run: false,
+    actor,
+    reason: `Skipped: ${eventName} was triggered by ${actor}, who has ${has} on ${where}; the action only runs for actors with write, maintain or admin permission. ${FIX}`
+  }
+}
