@@ -24,7 +24,14 @@ import { checkPolicy, testPolicy } from './policy/tool.js'
 import { sandboxConfigFor } from './policy/sandbox.js'
 import { toReport } from './reporting/report.js'
 import { renderWorking } from './reporting/render.js'
-import { commentPublisher, publish, runUrl } from './reporting/publish.js'
+import { commentPublisher, commentTarget, publish, runUrl } from './reporting/publish.js'
+import { LiveComment, renderProgress } from './reporting/progress.js'
+import type { Target } from './reporting/target.js'
+import { checkActor, gateSubject, isListed } from './github/actor-gate.js'
+import { createApprovals } from './github/approvals.js'
+import { createGitHubClient, defaultApiUrl, type GitHubClient } from './github/client.js'
+import { readEvent, runnerRepository, type RunnerEvent } from './github/event.js'
+import type { Asker } from './session/permissions.js'
 import { normalizeSecrets, redactNormalized } from './reporting/text.js'
 import type { Report } from './reporting/types.js'
 import { hasCredential, type Settings } from './settings.js'
@@ -74,7 +81,17 @@ export async function run(
     const { settings } = inputs
     for (const secret of settings.secrets) core.setSecret(secret)
     if (settings.mode === 'check-policy') return await checkPolicyOnly(settings, env)
-    return await runAgent(settings, env, cancel.signal, early)
+    const event = readEvent(env)
+    if (event.problem) core.warning(event.problem)
+    const refusal = await refuseActor(settings, env, event)
+    if (refusal !== undefined) {
+      // Nobody the repository trusts asked for this run: no CLI, no comment, no failure.
+      await early?.cli?.process.kill()
+      core.notice(refusal)
+      core.setOutput('status', 'skipped')
+      return { report: null, outputs: { status: 'skipped' } }
+    }
+    return await runAgent(settings, env, event, cancel.signal, early)
   } finally {
     process.off('SIGINT', onSignal)
     process.off('SIGTERM', onSignal)
@@ -84,6 +101,7 @@ export async function run(
 async function runAgent(
   settings: Settings,
   env: NodeJS.ProcessEnv,
+  event: RunnerEvent,
   signal: AbortSignal,
   early: EarlyStart | undefined
 ): Promise<RunResult> {
@@ -92,7 +110,8 @@ async function runAgent(
   const secrets = normalizeSecrets(settings.secrets)
   const clean = (text: string): string => redactNormalized(text, secrets)
   const link = runUrl(env)
-  const comments = commentPublisher(settings, env)
+  const target = commentTarget(settings, env, event)
+  const comments = commentPublisher(settings, env, target)
   // Posted while the policy loads and the CLI starts; the final comment waits for it.
   const working = comments
     ?.publish(
@@ -110,6 +129,22 @@ async function runAgent(
     maxAutopilotContinues: settings.maxAutopilotContinues,
     commandTimeoutMs: settings.commandTimeoutMs
   })
+  // The sticky comment follows the run: todos, phase, questions out, denials so far.
+  const live = comments
+    ? new LiveComment({
+        publish: async (body) => {
+          const result = await comments.publish(body)
+          if (result.fallback) throw new Error(result.fallback)
+        },
+        render: () => renderProgress(progressOf(recorder, startedAt, link), settings.secrets),
+        log: { debug: (line) => core.debug(line), warning: (line) => core.warning(line) }
+      })
+    : undefined
+  const showProgress = recorder.onChange((input) => {
+    if (input.type === 'todos' || input.type === 'phase' || input.type === 'ask') live?.changed()
+    if (input.type === 'decision' && input.approval) live?.changed()
+  })
+  const { asker, noAskerReason } = askerFor(settings, env, target)
 
   // The CLI boots (~0.4 s) while the policy loads; no session exists before the policy has
   // loaded and passed its own tests. No credential: the entry started no CLI either.
@@ -163,7 +198,9 @@ async function runAgent(
       commandTimeoutMs: settings.commandTimeoutMs,
       scratchDir: path.join(settings.tempDir, 'commands'),
       protectedGroups: [started.process.pid ?? -1, process.pid],
-      redact: clean
+      redact: clean,
+      ...(asker ? { asker } : {}),
+      ...(noAskerReason ? { noAskerReason } : {})
     }).execute()
   } catch (error) {
     recorder.record({ type: 'ended', ending: crash(error, signal, settings, cli, clean) })
@@ -172,8 +209,10 @@ async function runAgent(
     // SIGTERM) while the report is written and published.
     stopped = cli?.stop()
   }
+  showProgress()
   try {
     await working
+    await live?.stop()
     const report = toReport(recorder.state, { endedAt: new Date().toISOString() })
     const sessionId = recorder.state.sessionId
     const events = sessionId
@@ -189,6 +228,113 @@ async function runAgent(
     return { report, outputs }
   } finally {
     await stopped
+  }
+}
+
+/** What the progress comment shows, from the run's state. */
+function progressOf(recorder: Recorder, startedAt: string, runUrl: string | undefined) {
+  const { state } = recorder
+  let denied = 0
+  for (const counts of state.permissionCounts.values()) denied += counts.deny
+  return {
+    startedAt,
+    now: Date.now(),
+    phase: state.runPhase,
+    ...(state.intent ? { intent: state.intent } : {}),
+    todos: state.todos,
+    asks: [...state.asks.values()],
+    denied,
+    ...(runUrl ? { runUrl } : {})
+  }
+}
+
+/**
+ * The trusted-actor gate: on events anyone may trigger (comments, issues, pull requests), the
+ * actor must have write access or be listed in allowed-actors. Returns why the run is refused,
+ * or undefined to go on.
+ */
+async function refuseActor(
+  settings: Settings,
+  env: NodeJS.ProcessEnv,
+  event: RunnerEvent
+): Promise<string | undefined> {
+  const repo = runnerRepository(env)
+  const subject = gateSubject({ eventName: event.name, payload: event.payload, env })
+  if (!subject.gated) return undefined
+  if (settings.allowAnyActor) {
+    core.warning(
+      `allow-any-actor is true: the agent runs for ${subject.actor ?? 'whoever triggered this'} without checking their access; anyone who can trigger ${event.name} can make it run.`
+    )
+    return undefined
+  }
+  if (subject.actor !== undefined && isListed(subject.actor, settings.allowedActors)) {
+    core.info(`The triggering actor ${subject.actor} is listed in allowed-actors.`)
+    return undefined
+  }
+  if (!settings.githubToken || !repo) {
+    return `The agent runs on ${event.name} events only for people with write access, and ${subject.actor ?? 'the triggering actor'}'s access cannot be checked (${repo ? "the input 'github-token' is empty" : 'GITHUB_REPOSITORY is not set'}). List them in allowed-actors, or provide github-token.`
+  }
+  const client = githubClient(settings.githubToken, env)
+  const check = await checkActor({
+    eventName: event.name,
+    payload: event.payload,
+    env,
+    allowedActors: settings.allowedActors,
+    allowAnyActor: false,
+    client,
+    repo
+  })
+  if (check.run) {
+    core.info(check.reason)
+    return undefined
+  }
+  return check.reason
+}
+
+function githubClient(token: string, env: NodeJS.ProcessEnv): GitHubClient {
+  return createGitHubClient({
+    token,
+    apiUrl: defaultApiUrl(env),
+    log: { debug: (line) => core.debug(line), warning: (line) => core.warning(line) }
+  })
+}
+
+/** Who answers the policy's ask rules: the maintainers of the PR or issue, when there is one. */
+function askerFor(
+  settings: Settings,
+  env: NodeJS.ProcessEnv,
+  target: Target
+): { asker?: Asker; noAskerReason?: string } {
+  if (target.kind === 'none') return { noAskerReason: `there is nowhere to ask: ${target.reason}` }
+  if (!settings.githubToken) {
+    return { noAskerReason: "there is nowhere to ask: the input 'github-token' is empty" }
+  }
+  const approvals = createApprovals({
+    client: githubClient(settings.githubToken, env),
+    target: { owner: target.owner, repo: target.repo, number: target.number },
+    timeoutMs: settings.approvalTimeoutMs,
+    pollMs: settings.approvalPollMs,
+    log: {
+      info: (line) => core.info(line),
+      warning: (line) => core.warning(line),
+      debug: (line) => core.debug(line)
+    }
+  })
+  return {
+    asker: {
+      ask: async (question, signal) => {
+        const answer = await approvals.ask(question, signal)
+        const url = 'commentUrl' in answer ? (answer.commentUrl ?? answer.askUrl) : undefined
+        return {
+          verdict: answer.verdict,
+          askedAt: answer.askedAt,
+          at: answer.at,
+          ...('by' in answer ? { by: answer.by } : {}),
+          ...('reason' in answer && answer.reason !== undefined ? { reason: answer.reason } : {}),
+          ...(url ? { url } : 'askUrl' in answer && answer.askUrl ? { url: answer.askUrl } : {})
+        }
+      }
+    }
   }
 }
 

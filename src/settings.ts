@@ -49,6 +49,13 @@ export interface Settings {
   reportPath: string
   /** Private scratch directory for this run (COPILOT_HOME, logs). */
   tempDir: string
+  /** How long an ask waits for a person's answer (ms), and how often it looks. */
+  approvalTimeoutMs: number
+  approvalPollMs: number
+  /** Logins that may trigger the agent without write access (compared case-insensitively). */
+  allowedActors: string[]
+  /** The trusted-actor gate is off (dangerous). */
+  allowAnyActor: boolean
   /** Every secret value the action knows, to redact from logs, comments and outputs. */
   secrets: string[]
 }
@@ -76,6 +83,17 @@ function positiveNumber(name: string, raw: string, fallback: number, integer = f
     )
   }
   return value
+}
+
+/** `approval-poll-seconds`: a positive number of seconds, at least 1. */
+function approvalPollSeconds(raw: string): number {
+  const seconds = positiveNumber('approval-poll-seconds', raw, 10)
+  if (seconds < 1) {
+    throw new UserError(
+      `Input 'approval-poll-seconds' must be a positive number of at least 1, got '${raw}'. Fix the 'with:' block of the step.`
+    )
+  }
+  return seconds
 }
 
 /** The `issue-number` input: a positive whole number, `#` allowed (`#42`); undefined when empty. */
@@ -218,6 +236,16 @@ export function readSettings(input: InputReader, env: NodeJS.ProcessEnv = proces
     issueNumber,
     reportPath: path.resolve(workspace, input('report-path') || path.join(tempDir, 'report.json')),
     tempDir,
+    approvalTimeoutMs:
+      positiveNumber('approval-timeout-minutes', input('approval-timeout-minutes'), 10) * 60_000,
+    approvalPollMs: approvalPollSeconds(input('approval-poll-seconds')) * 1000,
+    // logins, comma or newline separated; a leading @ is dropped
+    allowedActors: input('allowed-actors')
+      .split(/[,\r\n]+/)
+      .map((login) => login.trim().replace(/^@/, '').trim())
+      .filter((login) => login !== ''),
+    allowAnyActor:
+      oneOf('allow-any-actor', input('allow-any-actor'), ['true', 'false'], 'false') === 'true',
     secrets: [copilotToken, githubToken, providerApiKey].filter(
       (s): s is string => !!s && s.length >= 4
     )

@@ -27,6 +27,7 @@ beforeEach(async () => {
     'src/index.ts': 'export {}\n'
   })
   github = await startFakeGitHub()
+  github.setPermission('octocat', 'write') // the trusted-actor gate checks the PR's author
 })
 afterEach(async () => {
   await model?.close()
@@ -44,7 +45,12 @@ async function runOnPullRequest(
   const eventPath = path.join(workspace.runnerTemp, 'event.json')
   fs.writeFileSync(
     eventPath,
-    JSON.stringify({ action: 'opened', number: 7, pull_request: { number: 7 } })
+    JSON.stringify({
+      action: 'opened',
+      number: 7,
+      pull_request: { number: 7 },
+      sender: { login: 'octocat', type: 'User' }
+    })
   )
   const result = await runAction({
     workspace,
@@ -103,9 +109,11 @@ describe('the sticky PR comment', () => {
     const [comment] = comments
     expect(comment!.user.login).toBe('octocat')
     expect(result.outputs['comment-url']).toBe(comment!.html_url)
-    // The working comment came first, then the final one replaced it.
-    const writes = github.requests.filter((r) => r.method !== 'GET').map((r) => r.method)
-    expect(writes).toEqual(['POST', 'PATCH'])
+    // The working comment came first; progress and then the final report replaced it.
+    const writes = github.requests.filter((r) => r.method !== 'GET')
+    expect(writes[0]?.method).toBe('POST')
+    expect(writes.slice(1).every((r) => r.method === 'PATCH')).toBe(true)
+    expect((writes.at(-1)?.body as { body: string }).body).toBe(comment!.body)
     const first = github.requests.find((r) => r.method === 'POST')!.body as { body: string }
     expect(first.body).toMatch(/working/i)
 

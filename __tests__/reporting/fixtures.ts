@@ -1,11 +1,10 @@
 /**
  * Fixtures for the reporting tests: a generator of realistic CLI event streams (shapes as
- * recorded from Copilot CLI 1.0.102, trimmed) and hand-made reports for rendering.
+ * recorded from Copilot CLI 1.0.102, trimmed), folded by the session tests.
  */
 import type { PermissionRequest, SessionEvent } from '../../src/cli/protocol.js'
-import type { Decision } from '../../src/policy/types.js'
+import type { FinalDecision as Decision } from '../../src/session/fold.js'
 import { fold, type RunState } from '../../src/session/fold.js'
-import type { Report, RunStatus } from '../../src/reporting/types.js'
 
 export const SECRET = 'ghp_SuperSecretToken1234567890'
 export const START = '2026-11-22T10:00:00.000Z'
@@ -259,152 +258,6 @@ export function recordedSession(options: SessionOptions = {}): Step[] {
     })
   }
   return steps
-}
-
-/** A report as rendering tests want it: every section present, fixed times. */
-export function sampleReport(status: RunStatus, overrides: Partial<Report> = {}): Report {
-  const failed = status !== 'completed'
-  return {
-    version: 1,
-    status,
-    sessionId: 'b6f5c1d2-0000-4000-8000-000000000001',
-    summary: failed ? null : 'Fixed `sum()` in `src/sum.ts`; all 13 tests pass.',
-    cliVersion: '1.0.102',
-    model: 'claude-sonnet-4.5',
-    startedAt: START,
-    endedAt: '2026-11-22T10:03:12.000Z',
-    durationMs: 192_000,
-    ...(failed
-      ? {
-          error: {
-            message:
-              status === 'timed-out'
-                ? 'The run exceeded timeout-minutes (30).'
-                : status === 'cancelled'
-                  ? 'The workflow run was cancelled.'
-                  : 'Failed to get response from the AI model; retried 5 times (HTTP 500)',
-            type: status === 'failed' ? 'query' : 'run'
-          },
-          stopReason: status === 'incomplete' ? 'cap_reached' : 'error'
-        }
-      : { stopReason: 'task_complete' }),
-    policy: { source: '.github/copilot-policy.yml', builtIn: false },
-    workingDirectory: '/home/runner/work/app/app',
-    plan: {
-      content: '# Plan\n\n1. Run the tests\n2. Fix `sum()`\n',
-      todos: [
-        { id: '1', title: 'Run the tests', status: 'done' },
-        { id: '2', title: 'Fix sum()', status: failed ? 'in_progress' : 'done' },
-        { id: '3', title: 'Open a follow-up', status: 'blocked' }
-      ]
-    },
-    tools: [
-      {
-        toolCallId: 'c1',
-        name: 'bash',
-        outcome: 'succeeded',
-        success: true,
-        durationMs: 2400,
-        target: 'npm test'
-      },
-      {
-        toolCallId: 'c2',
-        name: 'view',
-        outcome: 'failed',
-        success: false,
-        durationMs: 12,
-        target: '/home/runner/work/app/app/src/missing.ts',
-        error: 'failure: Path does not exist'
-      },
-      {
-        toolCallId: 'c3',
-        name: 'bash',
-        outcome: 'denied',
-        success: false,
-        durationMs: null,
-        target: 'git push origin main',
-        rule: 'no-push',
-        error: 'Pushing is done by the workflow.'
-      },
-      { toolCallId: 'c4', name: 'edit', outcome: 'succeeded', success: true, durationMs: 300 }
-    ],
-    toolStats: {
-      bash: { calls: 2, succeeded: 1, failed: 0, denied: 1, durationMs: 2400 },
-      view: { calls: 1, succeeded: 0, failed: 1, denied: 0, durationMs: 12 },
-      edit: { calls: 1, succeeded: 1, failed: 0, denied: 0, durationMs: 300 }
-    },
-    permissions: [
-      {
-        requestId: 'p1',
-        toolCallId: 'c1',
-        kind: 'shell',
-        subject: 'npm test',
-        decision: 'allow',
-        rule: 'tests',
-        request: { kind: 'shell', fullCommandText: 'npm test' }
-      },
-      {
-        requestId: 'p2',
-        toolCallId: 'c3',
-        kind: 'shell',
-        subject: 'git push origin main',
-        decision: 'deny',
-        rule: 'no-push',
-        reason: 'Pushing is done by the workflow.',
-        request: { kind: 'shell', fullCommandText: 'git push origin main' }
-      },
-      {
-        requestId: 'p3',
-        toolCallId: null,
-        kind: 'url',
-        subject: 'https://example.com/',
-        decision: 'deny',
-        rule: 'default',
-        request: { kind: 'url', url: 'https://example.com/' }
-      }
-    ],
-    permissionCounts: { shell: { allow: 1, deny: 1 }, url: { allow: 0, deny: 1 } },
-    commands: [
-      {
-        phase: 'setup',
-        command: 'npm ci',
-        exitCode: 0,
-        timedOut: false,
-        durationMs: 12_300,
-        outputTail: 'added 312 packages in 12s'
-      },
-      {
-        phase: 'verify',
-        command: 'npm test',
-        exitCode: failed ? 1 : 0,
-        timedOut: false,
-        durationMs: 4_100,
-        outputTail: failed ? 'Tests: 1 failed, 12 passed' : 'Tests: 13 passed'
-      }
-    ],
-    metrics: {
-      premiumRequests: 7,
-      apiDurationMs: 45_000,
-      linesAdded: 12,
-      linesRemoved: 3,
-      filesModified: ['/home/runner/work/app/app/src/sum.ts', '/tmp/outside.txt'],
-      models: {
-        'claude-sonnet-4.5': {
-          requests: 7,
-          inputTokens: 70_000,
-          outputTokens: 7_000,
-          cacheReadTokens: 35_000,
-          cacheWriteTokens: 3_500
-        }
-      }
-    },
-    lastActivity: [
-      'ran bash: npm test',
-      'said: The tests still fail; looking at sum()',
-      'ran view: /ws/src/sum.ts'
-    ],
-    ...overrides
-  }
 }
 
 /** Folds recorded steps into a run's state, events and decisions in order. */

@@ -1,5 +1,5 @@
 import type { PermissionRequest, SessionEvent, Todo } from '../../src/cli/protocol.js'
-import type { Decision } from '../../src/policy/types.js'
+import type { FinalDecision as Decision } from '../../src/session/fold.js'
 import { toReport } from '../../src/reporting/report.js'
 import type { CommandRecord, Report, RunStatus } from '../../src/reporting/types.js'
 import {

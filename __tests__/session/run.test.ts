@@ -11,6 +11,7 @@ import { compilePolicy, type CompiledPolicy } from '../../src/policy/index.js'
 import { toReport } from '../../src/reporting/report.js'
 import type { Report } from '../../src/reporting/types.js'
 import { Recorder } from '../../src/session/recorder.js'
+import type { Question } from '../../src/session/permissions.js'
 import { Run, type Logger, type RunOptions } from '../../src/session/run.js'
 import { FakeSession, type ScriptStep } from '../../test-support/fake-session.js'
 
@@ -19,6 +20,7 @@ sandbox: { mode: off }
 rules:
   - { id: tests, decision: allow, shell: ["npm test"] }
   - { id: no-push, decision: deny, reason: pushing is the workflow's job, shell: ["git push*"] }
+  - { id: ask-lint, decision: ask, reason: lint fixes need a maintainer, shell: ["npm run lint"] }
 `
 
 let dir: string
@@ -282,5 +284,89 @@ describe('Run: what the review found', () => {
     const { report } = await drive(fake)
     expect(fake.permissionAnswers.get('bad')).toMatchObject({ kind: 'reject' })
     expect(report.permissions[0]).toMatchObject({ decision: 'deny', rule: 'invalid-request' })
+  })
+})
+
+describe('Run: asking a person', () => {
+  const asking = (): ScriptStep[] => [...permission('p1', 'npm run lint', 'c1'), ...done]
+
+  it('an approval answers approve-once; the wait is neither a hang nor the run’s time', async () => {
+    const fake = new FakeSession(asking())
+    const questions: Question[] = []
+    const { report, ending } = await drive(fake, {
+      idleTimeoutMs: 200,
+      timeoutMs: 400,
+      asker: {
+        ask: async (question) => {
+          questions.push(question)
+          await new Promise((resolve) => setTimeout(resolve, 700))
+          return {
+            verdict: 'approved',
+            by: 'maintainer',
+            askedAt: '2026-11-23T10:00:00.000Z',
+            at: '2026-11-23T10:00:01.000Z'
+          }
+        }
+      }
+    })
+    expect(ending).toBe('idle')
+    expect(questions).toHaveLength(1)
+    const [question] = questions
+    expect(question?.id).toMatch(/^[0-9a-f]{6}$/)
+    expect({ ...question, id: 'x' }).toEqual({
+      id: 'x',
+      kind: 'shell',
+      subject: 'npm run lint',
+      rule: 'ask-lint',
+      reason: 'lint fixes need a maintainer'
+    })
+    expect(fake.permissionAnswers.get('p1')).toEqual({ kind: 'approve-once' })
+    expect(report.permissions[0]).toMatchObject({
+      decision: 'allow',
+      rule: 'ask-lint',
+      approval: { verdict: 'approved', by: 'maintainer' }
+    })
+  })
+
+  it('a timeout denies, and the agent is told why', async () => {
+    const fake = new FakeSession(asking())
+    const { report } = await drive(fake, {
+      asker: {
+        ask: () =>
+          Promise.resolve({
+            verdict: 'timeout',
+            askedAt: '2026-11-23T10:00:00.000Z',
+            at: '2026-11-23T10:10:00.000Z'
+          })
+      }
+    })
+    const answer = fake.permissionAnswers.get('p1')
+    expect(answer?.kind === 'reject' && answer.feedback).toMatch(/nobody with write access/)
+    expect(report.permissions[0]).toMatchObject({
+      decision: 'deny',
+      approval: { verdict: 'timeout' }
+    })
+  })
+
+  it('nowhere to ask: denied at once, saying so', async () => {
+    const fake = new FakeSession(asking())
+    const { report } = await drive(fake, { noAskerReason: 'there is nowhere to ask: a schedule' })
+    expect(fake.permissionAnswers.get('p1')).toMatchObject({ kind: 'reject' })
+    expect(report.permissions[0]?.approval).toMatchObject({
+      verdict: 'unavailable',
+      reason: 'there is nowhere to ask: a schedule'
+    })
+  })
+
+  it('an asker that throws denies (never allows)', async () => {
+    const fake = new FakeSession(asking())
+    const { report } = await drive(fake, {
+      asker: { ask: () => Promise.reject(new Error('HTTP 500')) }
+    })
+    expect(report.permissions[0]).toMatchObject({
+      decision: 'deny',
+      approval: { verdict: 'unavailable' }
+    })
+    expect(report.permissions[0]?.approval?.reason).toContain('HTTP 500')
   })
 })

@@ -85,3 +85,27 @@ describe('settings', () => {
     }
   })
 })
+
+describe('settings for people in the loop', () => {
+  it('reads the approval timing and the actor gate', () => {
+    const settings = read({
+      prompt: 'x',
+      'approval-timeout-minutes': '0.5',
+      'approval-poll-seconds': '2',
+      'allowed-actors': 'dependabot[bot], @renovate[bot]\nocto-bot',
+      'allow-any-actor': 'false'
+    })
+    expect(settings.approvalTimeoutMs).toBe(30_000)
+    expect(settings.approvalPollMs).toBe(2_000)
+    expect(settings.allowedActors).toEqual(['dependabot[bot]', 'renovate[bot]', 'octo-bot'])
+    expect(settings.allowAnyActor).toBe(false)
+    const defaults = read({ prompt: 'x' })
+    expect([defaults.approvalTimeoutMs, defaults.approvalPollMs]).toEqual([600_000, 10_000])
+  })
+
+  it('polls at most once a second', () => {
+    expect(() => read({ prompt: 'x', 'approval-poll-seconds': '0.5' })).toThrow(
+      /Input 'approval-poll-seconds' must be a positive number of at least 1, got '0\.5'/
+    )
+  })
+})

@@ -208,6 +208,7 @@ export const EventData = {
   'subagent.started': SubagentData,
   'subagent.completed': SubagentData,
   'subagent.failed': SubagentData,
+  'assistant.intent': z.looseObject({ intent: z.string().optional() }),
   'session.autopilot_stopped': z.looseObject({ reason: z.string().optional() }),
   'session.error': z.looseObject({
     errorType: z.string().optional(),

@@ -12,6 +12,7 @@ import { actionOutputs } from './outputs.js'
 import { createCommentPublisher, type CommentPublisher } from './publish-comment.js'
 import { renderComment, renderSummary } from './render.js'
 import { resolveTarget, type Target } from './target.js'
+import { runnerRepository, type RunnerEvent } from '../github/event.js'
 import type { Report } from './types.js'
 
 export interface PublishOptions {
@@ -65,10 +66,10 @@ export async function publish(
 /** The sticky comment's publisher, or undefined (with a notice) when there is nothing to comment on. */
 export function commentPublisher(
   settings: Settings,
-  env: NodeJS.ProcessEnv
+  env: NodeJS.ProcessEnv,
+  target: Target
 ): CommentPublisher | undefined {
   if (settings.comment === 'off') return undefined
-  const target = commentTarget(settings, env)
   if (target.kind === 'none') {
     core.notice(`No PR comment: ${target.reason} The report is in the job summary.`)
     return undefined
@@ -89,23 +90,20 @@ export function commentPublisher(
   })
 }
 
-function commentTarget(settings: Settings, env: NodeJS.ProcessEnv): Target {
-  const [owner = '', repo = ''] = (env.GITHUB_REPOSITORY ?? '').split('/')
-  if (!owner || !repo)
+/** The PR or issue the run reports on (and asks on): the issue-number input, else the event's. */
+export function commentTarget(
+  settings: Settings,
+  env: NodeJS.ProcessEnv,
+  event: RunnerEvent
+): Target {
+  const repo = runnerRepository(env)
+  if (!repo)
     return { kind: 'none', reason: 'GITHUB_REPOSITORY is not set (not running on a runner).' }
-  let payload: unknown = {}
-  if (env.GITHUB_EVENT_PATH && fs.existsSync(env.GITHUB_EVENT_PATH)) {
-    try {
-      payload = JSON.parse(fs.readFileSync(env.GITHUB_EVENT_PATH, 'utf8'))
-    } catch (error) {
-      core.warning(`Could not read the event payload ${env.GITHUB_EVENT_PATH}: ${messageOf(error)}`)
-    }
-  }
   return resolveTarget({
-    eventName: env.GITHUB_EVENT_NAME ?? '',
-    payload,
+    eventName: event.name,
+    payload: event.payload,
     ...(settings.issueNumber === undefined ? {} : { issueNumber: settings.issueNumber }),
-    repo: { owner, repo }
+    repo
   })
 }
 

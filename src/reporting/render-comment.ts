@@ -4,6 +4,7 @@
  * of figures with a link to the job summary, which has everything else.
  */
 import {
+  asksSection,
   claimSection,
   headline,
   planSection,
@@ -63,6 +64,7 @@ export function commentParts(view: View, limits: Limits, trimmed: string[]): (st
     headline(view),
     problemsSection(view, limits),
     claimSection(view, limits),
+    asksSection(view, limits),
     planSection(view, limits),
     denialsSection(view, limits),
     metricsLine(view, limits),

@@ -354,7 +354,8 @@ function suggest(view: View, p: PermissionRecord): Suggestion | null {
         rule: p.rule,
         subject: p.subject,
         ...(p.reason === undefined ? {} : { reason: p.reason }),
-        request: p.request
+        request: p.request,
+        ...(p.approval === undefined ? {} : { approval: p.approval })
       },
       view.root === undefined ? {} : { workingDirectory: view.root }
     )
@@ -420,6 +421,44 @@ export function planSection(view: View, limits: Limits): string | null {
 
 // ---------------------------------------------------------------------------------------------
 // Shared bits
+
+/**
+ * Every request the policy put to a person: what, who answered and when (or that nobody did).
+ * Listed in full: a person's decision is part of what happened.
+ */
+export function asksSection(view: View, limits: Limits): string | null {
+  const asks = view.report.permissions.filter((p) => p.approval !== undefined)
+  if (asks.length === 0) return null
+  const items = asks.slice(0, 20).map((p) => `- ${askLine(view, p, limits.detail)}`)
+  if (asks.length > items.length)
+    items.push(`- … ${asks.length - items.length} more (see the job summary)`)
+  return `**🙋 Asked a maintainer** (rule \`decision: ask\`)\n\n${items.join('\n')}`
+}
+
+export function askLine(view: View, p: PermissionRecord, max: number): string {
+  const a = p.approval
+  if (a === undefined) return ''
+  const what = `${view.code(p.kind, 40)} ${view.code(relativePath(p.subject, view.root) || '(no subject)', max)}`
+  const when = askTime(a.answeredAt)
+  const by = a.by ? ` by ${view.code(a.by, 60)}` : ''
+  const why = a.reason ? `: ${view.inline(a.reason, max)}` : ''
+  const link =
+    a.url && /^https?:\/\/[^\s<>()[\]"'`\\]+$/.test(a.url) ? ` ([comment](${a.url}))` : ''
+  const outcome =
+    a.verdict === 'approved'
+      ? `✅ approved${by}${when}${why}`
+      : a.verdict === 'denied'
+        ? `❌ denied${by}${when}${why}`
+        : a.verdict === 'timeout'
+          ? `⌛ no answer from anyone with write access${when}: denied`
+          : `❌ could not ask${why}: denied`
+  return `${what} · rule ${view.code(p.rule, 80)} · question ${view.code(a.id, 10)} → ${outcome}${link}`
+}
+
+function askTime(iso: string): string {
+  const ms = Date.parse(iso)
+  return Number.isFinite(ms) ? ` at ${new Date(ms).toISOString().slice(11, 16)} UTC` : ''
+}
 
 export function trimNote(maxLength: number, trimmed: string[]): string | null {
   if (trimmed.length === 0) return null

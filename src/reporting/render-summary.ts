@@ -4,6 +4,7 @@
  * full decision log, the commands with their output, the models and the modified files.
  */
 import {
+  asksSection,
   claimSection,
   commandLine,
   headline,
@@ -66,6 +67,7 @@ export function summaryParts(view: View, limits: Limits, trimmed: string[]): (st
     headline(view),
     problemsSection(view, limits),
     claimSection(view, limits),
+    asksSection(view, limits),
     planSection(view, limits),
     toolSection(view, limits),
     permissionSection(view, limits),
@@ -317,7 +319,11 @@ function decisionLog(view: View, limits: Limits): string | null {
 }
 
 function decisionRow(view: View, p: PermissionRecord, max: number): string {
-  const verdict = p.decision === 'deny' ? '🚫 deny' : '✅ allow'
+  const asked =
+    p.approval === undefined
+      ? ''
+      : ` (asked: ${p.approval.verdict}${p.approval.by ? ` by ${view.code(p.approval.by, 40)}` : ''})`
+  const verdict = `${p.decision === 'deny' ? '🚫 deny' : '✅ allow'}${asked}`
   const rule = p.rule === 'default' ? 'default' : view.cell(p.rule, 80)
   const reason = p.reason ? tableCell(view.inline(p.reason, max)) : ''
   return `| ${verdict} | ${view.cell(p.kind, 30)} | ${view.cell(relativePath(p.subject, view.root) || '(no subject)', max)} | ${rule} | ${reason} |`

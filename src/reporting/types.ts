@@ -3,7 +3,6 @@
  * `report-path`, the comment and job summary are rendered from it, and `replay` reads it back.
  */
 import type { PermissionRequest } from '../cli/protocol.js'
-import type { Verdict } from '../policy/types.js'
 
 /**
  * How the run ended. `completed` only when the agent called task_complete, the CLI accepted it
@@ -85,11 +84,33 @@ export interface PermissionRecord {
   toolCallId: string | null
   kind: string
   subject: string
-  decision: Verdict
+  /** The final answer (an ask ends as allow or deny: see `approval`). */
+  decision: 'allow' | 'deny'
   rule: string
   reason?: string
+  /** When the deciding rule was an ask rule: who was asked, who answered, when. */
+  approval?: ApprovalRecord
   /** The CLI's permission request as received, secrets redacted. */
   request: PermissionRequest
+}
+
+/**
+ * A request the policy routed to a person (`decision: ask`): `approved` / `denied` by a user
+ * with write access, `timeout` (no valid answer in time: denied), `unavailable` (nowhere to ask,
+ * or the question could not be posted: denied).
+ */
+export interface ApprovalRecord {
+  /** The short id the question names (`/approve <id>`). */
+  id: string
+  verdict: 'approved' | 'denied' | 'timeout' | 'unavailable'
+  askedAt: string
+  answeredAt: string
+  /** The login that answered. */
+  by?: string
+  /** The answer's reason, or why no one could be asked. */
+  reason?: string
+  /** The question's comment. */
+  url?: string
 }
 
 export interface CommandRecord {

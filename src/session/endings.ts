@@ -14,6 +14,8 @@ export interface WaitOptions {
   lastEventAt: () => number
   timeoutMs: number
   idleTimeoutMs: number
+  /** While true (a person is being asked), neither timeout runs. */
+  paused?: () => boolean
   signal: AbortSignal
   /** Resolves, with a description, if the CLI process exits. */
   cliExited: Promise<string>
@@ -31,19 +33,30 @@ export function waitForEnd(options: WaitOptions): Promise<Ending> {
     const done = (ending: Ending): void => {
       if (settled) return
       settled = true
-      clearTimeout(timeout)
       clearInterval(watchdog)
       signal.removeEventListener('abort', onAbort)
       unsubscribe()
       resolve(ending)
     }
-    const timeout = setTimeout(() => done({ kind: 'timeout', limitMs: timeoutMs }), timeoutMs)
+    // Time counts only while no one is being asked: the run's clock and the silence both stop.
+    let last = now()
+    let activeMs = 0
+    let resumedAt = 0
     const watchdog = setInterval(
       () => {
-        const quietMs = now() - options.lastEventAt()
-        if (state.phase === 'working' && quietMs >= idleTimeoutMs) done({ kind: 'hang', quietMs })
+        const at = now()
+        if (options.paused?.()) {
+          resumedAt = at
+        } else {
+          activeMs += at - last
+          const quietMs = at - Math.max(options.lastEventAt(), resumedAt)
+          if (activeMs >= timeoutMs) done({ kind: 'timeout', limitMs: timeoutMs })
+          else if (state.phase === 'working' && quietMs >= idleTimeoutMs)
+            done({ kind: 'hang', quietMs })
+        }
+        last = at
       },
-      Math.min(5_000, Math.max(100, idleTimeoutMs / 4))
+      Math.min(1_000, Math.max(50, Math.min(idleTimeoutMs, timeoutMs) / 8))
     )
     const onAbort = (): void => done({ kind: 'cancelled', during: 'agent' })
     signal.addEventListener('abort', onAbort)

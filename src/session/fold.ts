@@ -28,6 +28,7 @@ import {
   truncate
 } from '../reporting/text.js'
 import type {
+  ApprovalRecord,
   CommandRecord,
   CompletionRecord,
   ModelUsage,
@@ -105,13 +106,30 @@ export type RunInput =
     }
   /** The sandbox as planned; `required`: a failure to engage stops the run. */
   | { type: 'sandbox'; record: SandboxRecord; required: boolean }
-  | { type: 'decision'; requestId: string; request: PermissionRequest; decision: Decision }
+  | {
+      type: 'decision'
+      requestId: string
+      request: PermissionRequest
+      /** The final decision (an ask is recorded once a person answered, or could not). */
+      decision: FinalDecision
+      approval?: ApprovalRecord
+    }
+  /** A request the policy routed to a person: the question is out, the answer pending. */
+  | { type: 'ask'; requestId: string; id: string; kind: string; subject: string; rule: string }
+  /** What the run is doing (for live progress). */
+  | { type: 'phase'; phase: Phase }
   | { type: 'prompt-sent' }
   | { type: 'command'; record: CommandRecord }
   | { type: 'plan'; content: string | null; path?: string | null }
   | { type: 'todos'; todos: readonly Todo[] }
   | { type: 'metrics'; metrics: UsageMetrics }
   | { type: 'ended'; ending: Ending }
+
+/** A decision as the agent got it: an ask has become an allow or a deny. */
+export type FinalDecision = Decision & { decision: 'allow' | 'deny' }
+
+/** The run's phases, as live progress shows them. */
+export type Phase = 'starting' | 'setup' | 'agent' | 'verify' | 'finishing'
 
 export interface StateOptions {
   /** ISO time the run started. */
@@ -168,6 +186,12 @@ export interface RunState {
   cliVersion: string | null
   /** `starting` until the prompt is sent, `working` until the agent goes idle. */
   phase: 'starting' | 'working' | 'idle'
+  /** What the run is doing, for live progress. */
+  runPhase: Phase
+  /** What the agent says it is doing (`assistant.intent`). */
+  intent: string | undefined
+  /** Questions out to a person, by permission request id. */
+  asks: Map<string, { id: string; kind: string; subject: string; rule: string }>
   mode: string | undefined
   summary: string | null
   completion: CompletionRecord | undefined
@@ -230,6 +254,9 @@ export function createState(options: StateOptions): RunState {
     model: options.model ? clean(options.model) : null,
     cliVersion: null,
     phase: 'starting',
+    runPhase: 'starting',
+    intent: undefined,
+    asks: new Map(),
     mode: undefined,
     summary: null,
     completion: undefined,
@@ -300,7 +327,22 @@ export function fold(state: RunState, input: RunInput): RunState {
       state.sandboxRequired = input.required
       break
     case 'decision':
-      onDecision(state, input.requestId, input.request, input.decision)
+      state.asks.delete(input.requestId)
+      onDecision(state, input.requestId, input.request, input.decision, input.approval)
+      break
+    case 'ask':
+      if (state.asks.size < REPORT_LIMITS.pendingTools) {
+        state.asks.set(input.requestId, {
+          id: clip(clean(state, input.id), 20),
+          kind: clip(clean(state, input.kind), 100),
+          subject: detail(state, input.subject),
+          rule: clip(clean(state, input.rule), 200)
+        })
+      }
+      note(state, `asked a person about ${input.kind}: ${input.subject} (rule ${input.rule})`)
+      break
+    case 'phase':
+      state.runPhase = input.phase
       break
     case 'prompt-sent':
       state.phase = 'working'
@@ -561,6 +603,11 @@ function onEvent(state: RunState, event: SessionEvent, receivedAt: number | unde
     case 'session.idle':
       if (state.phase === 'working') state.phase = 'idle'
       return
+    case 'assistant.intent': {
+      const intent = dataOf(event, type)?.intent
+      if (intent) state.intent = detail(state, intent)
+      return
+    }
     case 'session.shutdown':
       return applyMetrics(state, event.data, MetricSource.Shutdown)
     case 'sandbox.decision':
@@ -789,7 +836,8 @@ function onDecision(
   state: RunState,
   requestId: string,
   request: PermissionRequest,
-  decision: Decision
+  decision: FinalDecision,
+  approval: ApprovalRecord | undefined
 ): void {
   const kind = clip(clean(state, decision.kind || request.kind || 'unknown'), 100)
   const record: PermissionRecord = {
@@ -801,6 +849,7 @@ function onDecision(
     decision: decision.decision,
     rule: clip(clean(state, decision.rule), 200),
     ...(decision.reason === undefined ? {} : { reason: clip(clean(state, decision.reason), 500) }),
+    ...(approval === undefined ? {} : { approval: cleanApproval(state, approval) }),
     request: redactDeep(request, state.secrets, {
       maxString: REPORT_LIMITS.requestString,
       maxArray: REPORT_LIMITS.requestArray,
@@ -846,6 +895,18 @@ function onCommand(state: RunState, record: CommandRecord): void {
       truncate(record.outputTail, REPORT_LIMITS.commandOutput, { keep: 'tail' })
     )
   })
+}
+
+function cleanApproval(state: RunState, approval: ApprovalRecord): ApprovalRecord {
+  return {
+    id: clip(clean(state, approval.id), 20),
+    verdict: approval.verdict,
+    askedAt: clip(approval.askedAt, 40),
+    answeredAt: clip(approval.answeredAt, 40),
+    ...(approval.by === undefined ? {} : { by: clip(clean(state, approval.by), 100) }),
+    ...(approval.reason === undefined ? {} : { reason: clip(clean(state, approval.reason), 500) }),
+    ...(approval.url === undefined ? {} : { url: clip(clean(state, approval.url), 500) })
+  }
 }
 
 /** The plan (plan.md) as read at the end of the run; null when there is none. */

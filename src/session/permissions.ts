@@ -1,16 +1,44 @@
 /**
  * Answers the agent's permission requests from the policy: every request is decided once, the
  * decision goes into the run's state (with the rule that made it), and the answer to the CLI.
- * Deny by default: a policy that throws denies.
+ * Deny by default: a policy that throws denies. A request whose deciding rule is an ask rule
+ * goes to a person (an `Asker`, the PR's maintainers); the CLI waits for the answer, and it is
+ * denied unless someone with write access approves it in time.
  */
+import { randomBytes } from 'node:crypto'
+import { z } from 'zod'
 import type { PermissionAnswer, PermissionRequest } from '../cli/protocol.js'
 import type { SessionApi } from '../cli/session-api.js'
 import { messageOf } from '../errors.js'
 import { feedbackFor } from '../policy/index.js'
 import type { Decision, Policy } from '../policy/types.js'
-import { z } from 'zod'
-import type { RunInput } from './fold.js'
+import type { ApprovalRecord } from '../reporting/types.js'
+import type { FinalDecision as Final, RunInput } from './fold.js'
 import type { Logger } from './log.js'
+
+/** A question to a person about one request. */
+export interface Question {
+  /** Short id the answer may name (`/approve a1b2c3`). */
+  id: string
+  kind: string
+  subject: string
+  rule: string
+  reason?: string
+}
+
+/** How a question ended. `timeout` and `unavailable` deny, like `denied`. */
+export interface Answer {
+  verdict: ApprovalRecord['verdict']
+  askedAt: string
+  at: string
+  by?: string
+  reason?: string
+  url?: string
+}
+
+export interface Asker {
+  ask(question: Question, signal: AbortSignal): Promise<Answer>
+}
 
 export interface PermissionsOptions {
   api: SessionApi
@@ -19,6 +47,12 @@ export interface PermissionsOptions {
   record: (input: RunInput) => void
   /** Keeps the answer's promise until the run ends. */
   track: (work: Promise<unknown>) => void
+  /** Who answers `ask` rules; without one (nowhere to ask) an ask is denied. */
+  asker?: Asker
+  /** Why there is no asker, for the denial's reason. */
+  noAskerReason?: string
+  /** Ends questions still open when the run ends. */
+  signal: AbortSignal
 }
 
 export class Permissions {
@@ -41,7 +75,8 @@ export class Permissions {
     }
     const { requestId } = parsed.data
     const kind = parsed.data.permissionRequest.kind
-    this.answerWith(
+    if (!this.claim(requestId)) return
+    this.send(
       sessionId,
       requestId,
       { kind },
@@ -57,21 +92,100 @@ export class Permissions {
 
   /** Decide and answer one request (a repeated request id is answered once). */
   answer(sessionId: string, requestId: string, request: PermissionRequest): void {
-    this.answerWith(sessionId, requestId, request, decide(this.options.policy, request))
+    if (!this.claim(requestId)) return
+    const decision = decide(this.options.policy, request)
+    if (decision.decision === 'ask') this.ask(sessionId, requestId, request, decision)
+    else this.send(sessionId, requestId, request, { ...decision, decision: decision.decision })
   }
 
-  private answerWith(
+  private claim(requestId: string): boolean {
+    if (this.answered.has(requestId)) return false
+    this.answered.add(requestId)
+    return true
+  }
+
+  /** Put the question to a person; answer the CLI when they did (or could not). */
+  private ask(
     sessionId: string,
     requestId: string,
     request: PermissionRequest,
     decision: Decision
   ): void {
-    if (this.answered.has(requestId)) return
-    this.answered.add(requestId)
-    this.options.record({ type: 'decision', requestId, request, decision })
+    const { asker, log, record } = this.options
+    const question: Question = {
+      id: randomBytes(3).toString('hex'),
+      kind: decision.kind,
+      subject: decision.subject,
+      rule: decision.rule,
+      ...(decision.reason === undefined ? {} : { reason: decision.reason })
+    }
+    const askedAt = new Date().toISOString()
+    if (!asker) {
+      const reason =
+        this.options.noAskerReason ?? 'there is no pull request or issue to ask a maintainer on'
+      this.send(sessionId, requestId, request, deniedAsk(decision, reason), {
+        id: question.id,
+        verdict: 'unavailable',
+        askedAt,
+        answeredAt: askedAt,
+        reason
+      })
+      return
+    }
+    log.info(
+      `Permission ASKED by rule "${decision.rule}" (question ${question.id}): ${decision.kind} ${decision.subject}`
+    )
+    record({ type: 'ask', requestId, ...question })
+    this.options.track(
+      asker
+        .ask(question, this.options.signal)
+        .catch((error: unknown): Answer => ({
+          verdict: 'unavailable',
+          askedAt,
+          at: new Date().toISOString(),
+          reason: `the question could not be asked: ${messageOf(error)}`
+        }))
+        .then((answer) => {
+          const approval: ApprovalRecord = {
+            id: question.id,
+            verdict: answer.verdict,
+            askedAt: answer.askedAt,
+            answeredAt: answer.at,
+            ...(answer.by === undefined ? {} : { by: answer.by }),
+            ...(answer.reason === undefined ? {} : { reason: answer.reason }),
+            ...(answer.url === undefined ? {} : { url: answer.url })
+          }
+          const final: Final =
+            answer.verdict === 'approved'
+              ? {
+                  ...decision,
+                  decision: 'allow',
+                  reason: `approved by ${answer.by ?? 'a maintainer'}`
+                }
+              : deniedAsk(decision, denialReason(answer))
+          this.send(sessionId, requestId, request, final, approval)
+        })
+    )
+  }
+
+  private send(
+    sessionId: string,
+    requestId: string,
+    request: PermissionRequest,
+    decision: Final,
+    approval?: ApprovalRecord
+  ): void {
+    this.options.record({
+      type: 'decision',
+      requestId,
+      request,
+      decision,
+      ...(approval ? { approval } : {})
+    })
     const verdict = decision.decision === 'allow' ? 'allowed' : 'DENIED'
+    const asked = approval ? ` (asked: ${approval.verdict})` : ''
     this.options.log.info(
-      `Permission ${verdict} by rule "${decision.rule}": ${decision.kind} ${decision.subject}`
+      `Permission ${verdict} by rule "${decision.rule}"${asked}: ${decision.kind} ${decision.subject}`
     )
     const answer: PermissionAnswer =
       decision.decision === 'allow'
@@ -86,6 +200,25 @@ export class Permissions {
           )
         )
     )
+  }
+}
+
+function deniedAsk(decision: Decision, why: string): Final {
+  return {
+    ...decision,
+    decision: 'deny',
+    reason: `${decision.reason ? `${decision.reason}; ` : ''}a person had to approve this and ${why}`
+  }
+}
+
+function denialReason(answer: Answer): string {
+  switch (answer.verdict) {
+    case 'denied':
+      return `${answer.by ?? 'a maintainer'} denied it${answer.reason ? `: ${answer.reason}` : ''}`
+    case 'timeout':
+      return 'nobody with write access approved it in time'
+    default:
+      return answer.reason ?? 'nobody could be asked'
   }
 }
 

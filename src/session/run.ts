@@ -18,7 +18,7 @@ import { waitForEnd } from './endings.js'
 import { dataOf } from '../cli/protocol.js'
 import type { Ending, RunInput } from './fold.js'
 import type { Logger } from './log.js'
-import { Permissions } from './permissions.js'
+import { Permissions, type Asker } from './permissions.js'
 import { PlanExit } from './plan-exit.js'
 import type { Recorder } from './recorder.js'
 import { describeRepositoryConfig, repositoryConfigOptions } from './repository-config.js'
@@ -59,6 +59,9 @@ export interface RunOptions {
   /** Process groups a command kill must never signal (the CLI's). */
   protectedGroups: number[]
   redact: (text: string) => string
+  /** Who answers the policy's `ask` rules; without one, an ask is denied with `noAskerReason`. */
+  asker?: Asker
+  noAskerReason?: string
 }
 
 const FINALIZE_TIMEOUT_MS = 15_000
@@ -70,12 +73,23 @@ export class Run {
   private readonly permissions: Permissions
   private readonly planExit: PlanExit
   private readonly todos: Todos
+  /** Ends questions to a person still open when the run ends. */
+  private readonly questions = new AbortController()
 
   constructor(private readonly options: RunOptions) {
     const { api, log } = options
     const record = (input: RunInput): void => options.recorder.record(input)
     const track = (work: Promise<unknown>): void => this.track(work)
-    this.permissions = new Permissions({ api, policy: options.policy, log, record, track })
+    this.permissions = new Permissions({
+      api,
+      policy: options.policy,
+      log,
+      record,
+      track,
+      ...(options.asker ? { asker: options.asker } : {}),
+      ...(options.noAskerReason ? { noAskerReason: options.noAskerReason } : {}),
+      signal: AbortSignal.any([options.signal, this.questions.signal])
+    })
     this.planExit = new PlanExit({
       api,
       log,
@@ -105,6 +119,7 @@ export class Run {
       return ending
     } finally {
       unsubscribe()
+      this.questions.abort()
       this.planExit.dispose()
       await Promise.allSettled([...this.pending])
     }
@@ -125,6 +140,7 @@ export class Run {
     await api.setMode(sessionId, this.options.planFirst ? 'plan' : 'autopilot')
     if (signal.aborted) return { kind: 'cancelled', during: 'setup' }
 
+    if (this.options.setupCommands.length > 0) recorder.record({ type: 'phase', phase: 'setup' })
     const setupPassed = await runCommands(
       sessionId,
       'setup',
@@ -135,6 +151,7 @@ export class Run {
     if (!setupPassed) return await this.close({ kind: 'setup-failed' })
 
     this.lastEventAt = Date.now()
+    recorder.record({ type: 'phase', phase: 'agent' })
     recorder.record({ type: 'prompt-sent' })
     await api.send(sessionId, this.options.prompt)
     log.info('Prompt sent; the agent is working in autopilot')
@@ -145,6 +162,8 @@ export class Run {
       lastEventAt: () => this.lastEventAt,
       timeoutMs: this.options.timeoutMs,
       idleTimeoutMs: this.options.idleTimeoutMs,
+      // Waiting for a person is not the agent hanging, nor its time.
+      paused: () => recorder.state.asks.size > 0,
       signal,
       cliExited: this.options.cliExited
     })
@@ -252,6 +271,9 @@ export class Run {
         break
       case 'idle':
         // Also after an incomplete run: what the verify commands say is evidence either way.
+        if (this.options.verifyCommands.length > 0) {
+          this.options.recorder.record({ type: 'phase', phase: 'verify' })
+        }
         await runCommands(
           this.sessionId ?? '',
           'verify',
@@ -263,6 +285,7 @@ export class Run {
       default:
         break
     }
+    this.options.recorder.record({ type: 'phase', phase: 'finishing' })
     await this.collect()
     return ending
   }
