@@ -144,7 +144,7 @@ async function runAgent(
     if (input.type === 'todos' || input.type === 'phase' || input.type === 'ask') live?.changed()
     if (input.type === 'decision' && input.approval) live?.changed()
   })
-  const { asker, noAskerReason } = askerFor(settings, env, target)
+  const { asker, noAskerReason } = askerFor(settings, env, target, clean)
 
   // The CLI boots (~0.4 s) while the policy loads; no session exists before the policy has
   // loaded and passed its own tests. No credential: the entry started no CLI either.
@@ -261,18 +261,20 @@ async function refuseActor(
   const repo = runnerRepository(env)
   const subject = gateSubject({ eventName: event.name, payload: event.payload, env })
   if (!subject.gated) return undefined
+  const who = subject.actors.join(' and ') || 'whoever triggered this'
   if (settings.allowAnyActor) {
     core.warning(
-      `allow-any-actor is true: the agent runs for ${subject.actor ?? 'whoever triggered this'} without checking their access; anyone who can trigger ${event.name} can make it run.`
+      `allow-any-actor is true: the agent runs for ${who} without checking their access; anyone who can trigger ${event.name} can make it run.`
     )
     return undefined
   }
-  if (subject.actor !== undefined && isListed(subject.actor, settings.allowedActors)) {
-    core.info(`The triggering actor ${subject.actor} is listed in allowed-actors.`)
+  const listed = subject.actors.filter((login) => isListed(login, settings.allowedActors))
+  if (subject.actors.length > 0 && listed.length === subject.actors.length) {
+    core.info(`${who}: listed in allowed-actors.`)
     return undefined
   }
   if (!settings.githubToken || !repo) {
-    return `The agent runs on ${event.name} events only for people with write access, and ${subject.actor ?? 'the triggering actor'}'s access cannot be checked (${repo ? "the input 'github-token' is empty" : 'GITHUB_REPOSITORY is not set'}). List them in allowed-actors, or provide github-token.`
+    return `The agent runs on ${event.name} events only for people with write access, and the access of ${who} cannot be checked (${repo ? "the input 'github-token' is empty" : 'GITHUB_REPOSITORY is not set'}). List them in allowed-actors, or provide github-token.`
   }
   const client = githubClient(settings.githubToken, env)
   const check = await checkActor({
@@ -303,7 +305,8 @@ function githubClient(token: string, env: NodeJS.ProcessEnv): GitHubClient {
 function askerFor(
   settings: Settings,
   env: NodeJS.ProcessEnv,
-  target: Target
+  target: Target,
+  clean: (text: string) => string
 ): { asker?: Asker; noAskerReason?: string } {
   if (target.kind === 'none') return { noAskerReason: `there is nowhere to ask: ${target.reason}` }
   if (!settings.githubToken) {
@@ -323,7 +326,17 @@ function askerFor(
   return {
     asker: {
       ask: async (question, signal) => {
-        const answer = await approvals.ask(question, signal)
+        // The question is posted on the PR for anyone to read: never a secret in it.
+        const answer = await approvals.ask(
+          {
+            id: question.id,
+            kind: clean(question.kind),
+            subject: clean(question.subject),
+            rule: clean(question.rule),
+            ...(question.reason === undefined ? {} : { reason: clean(question.reason) })
+          },
+          signal
+        )
         const url = 'commentUrl' in answer ? (answer.commentUrl ?? answer.askUrl) : undefined
         return {
           verdict: answer.verdict,

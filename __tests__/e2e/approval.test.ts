@@ -24,6 +24,7 @@ rules:
     reason: creating the marker needs a maintainer
     shell: ["touch approved.txt"]
   - { id: marker-file, decision: allow, write: ["approved.txt"] }
+  - { id: ask-echo, decision: ask, shell: ["echo *"] }
   - { id: read-all, decision: allow, read: ["**"] }
   - { id: sql, decision: allow, tool: ["sql"] }
   - { id: wait, decision: allow, shell: ["sleep 6"] }
@@ -154,6 +155,20 @@ describe('decision: ask, answered on the PR', () => {
     expect(record!.reason).toContain('not in this PR')
     // What the agent was told: the tool result the model saw next.
     expect(JSON.stringify(model!.requests.at(-1))).toContain('not in this PR')
+  })
+
+  it('the question never shows a secret, even when the agent puts one in the request', async () => {
+    github.setPermission('maintainer', 'write')
+    answerAsks('maintainer', (id) => `/deny ${id}`)
+    const result = await run([bash('echo user-token'), complete('Tried')], {
+      inputs: { 'approval-timeout-minutes': '1' }
+    })
+    expect(result.report!.permissions[0]?.approval?.verdict).toBe('denied')
+    const written = github.requests
+      .filter((r) => r.method === 'POST' || r.method === 'PATCH')
+      .map((r) => JSON.stringify(r.body))
+    expect(written.some((body) => body.includes('copilot-autopilot:ask:'))).toBe(true)
+    for (const body of written) expect(body).not.toContain('user-token')
   })
 
   it('a bot’s /approve is ignored: denied at the timeout', async () => {

@@ -1,12 +1,29 @@
 import type { CheckActorInput } from '../../src/github/actor-gate.js'
 import {
   checkActor,
-  GATED_EVENTS,
   gateSubject,
   isGatedEvent,
-  parseActorList
+  parseActorList,
+  UNGATED_EVENTS
 } from '../../src/github/actor-gate.js'
-import { GATED_EVENTS as EARLY_GATED_EVENTS } from '../../src/cli/early.js'
+import { UNGATED_EVENTS as EARLY_UNGATED_EVENTS } from '../../src/cli/early.js'
+
+/** Events anyone (or a fork) can cause: the documented ones, and others the gate must catch. */
+const GATED_EVENTS = [
+  'issue_comment',
+  'issues',
+  'pull_request',
+  'pull_request_review',
+  'pull_request_review_comment',
+  'pull_request_target',
+  'discussion',
+  'discussion_comment',
+  'workflow_run',
+  'fork',
+  'watch',
+  'check_suite',
+  'a_future_event'
+]
 import type { FakeGitHub } from '../../test-support/github-api.js'
 import { startFakeGitHub } from '../../test-support/github-api.js'
 import { anyString, containing, fakeClient } from './helpers.js'
@@ -44,24 +61,18 @@ function input(
   }
 }
 
-describe('GATED_EVENTS', () => {
-  it('lists the events anyone can cause', () => {
-    expect([...GATED_EVENTS].sort()).toEqual(
-      [
-        'issue_comment',
-        'issues',
-        'pull_request',
-        'pull_request_review',
-        'pull_request_review_comment',
-        'pull_request_target'
-      ].sort()
+describe('which events are gated', () => {
+  it('all but those only writers can cause: an allowlist that fails closed', () => {
+    expect([...UNGATED_EVENTS].sort()).toEqual(
+      ['merge_group', 'push', 'repository_dispatch', 'schedule', 'workflow_dispatch'].sort()
     )
+    for (const eventName of GATED_EVENTS) expect(isGatedEvent(eventName)).toBe(true)
     expect(isGatedEvent('push')).toBe(false)
-    expect(isGatedEvent('toString')).toBe(false)
+    expect(isGatedEvent('')).toBe(false) // not on a runner
   })
 
   it('is the list the early entry uses (it must not import this module)', () => {
-    expect([...EARLY_GATED_EVENTS].sort()).toEqual([...GATED_EVENTS].sort())
+    expect([...EARLY_UNGATED_EVENTS].sort()).toEqual([...UNGATED_EVENTS].sort())
   })
 })
 
@@ -80,21 +91,28 @@ describe('parseActorList', () => {
 
 describe('gateSubject', () => {
   it('is not gated for other events', () => {
-    for (const eventName of ['push', 'schedule', 'workflow_dispatch', 'release', '']) {
+    for (const eventName of ['push', 'schedule', 'workflow_dispatch', '']) {
       expect(gateSubject({ eventName, payload: { sender: { login: 'x' } }, env: {} })).toEqual({
         gated: false
       })
     }
   })
 
-  it('prefers GITHUB_TRIGGERING_ACTOR, then the sender', () => {
+  it('names both the triggering actor and the sender, each once', () => {
     const payload = { sender: { login: 'mallory', type: 'User' }, comment: { body: 'hi' } }
     expect(
       gateSubject({ eventName: 'issue_comment', payload, env: { GITHUB_TRIGGERING_ACTOR: 'ada' } })
-    ).toEqual({ gated: true, actor: 'ada' })
+    ).toEqual({ gated: true, actors: ['ada', 'mallory'] })
     expect(
       gateSubject({ eventName: 'issue_comment', payload, env: { GITHUB_TRIGGERING_ACTOR: ' ' } })
-    ).toEqual({ gated: true, actor: 'mallory' })
+    ).toEqual({ gated: true, actors: ['mallory'] })
+    expect(
+      gateSubject({
+        eventName: 'issue_comment',
+        payload,
+        env: { GITHUB_TRIGGERING_ACTOR: 'Mallory' }
+      })
+    ).toEqual({ gated: true, actors: ['Mallory'] })
   })
 
   it('finds no actor in a payload without a usable sender', () => {
@@ -108,13 +126,20 @@ describe('gateSubject', () => {
     ]) {
       expect(gateSubject({ eventName: 'issues', payload, env: {} })).toEqual({
         gated: true,
-        actor: undefined
+        actors: []
       })
     }
   })
 })
 
 describe('checkActor', () => {
+  it('a maintainer re-running a stranger’s run does not run the stranger’s text', async () => {
+    const result = await checkActor(
+      input('issue_comment', 'rita', { env: { GITHUB_TRIGGERING_ACTOR: 'ada' } })
+    )
+    expect(result).toMatchObject({ run: false, actor: 'rita' })
+  })
+
   it.each(GATED_EVENTS)('%s: runs for writers, maintainers and admins', async (eventName) => {
     for (const [actor, level] of [
       ['wendy', 'write'],
@@ -156,7 +181,7 @@ describe('checkActor', () => {
     }
   )
 
-  it('checks GITHUB_TRIGGERING_ACTOR rather than the sender', async () => {
+  it('checks both GITHUB_TRIGGERING_ACTOR and the sender: either untrusted refuses', async () => {
     const env = { GITHUB_TRIGGERING_ACTOR: 'rita' }
     await expect(checkActor(input('pull_request_target', 'ada', { env }))).resolves.toMatchObject({
       run: false,
@@ -164,11 +189,10 @@ describe('checkActor', () => {
     })
     await expect(
       checkActor(input('pull_request_target', 'rita', { env: { GITHUB_TRIGGERING_ACTOR: 'ada' } }))
+    ).resolves.toMatchObject({ run: false, actor: 'rita' })
+    await expect(
+      checkActor(input('pull_request_target', 'max', { env: { GITHUB_TRIGGERING_ACTOR: 'ada' } }))
     ).resolves.toMatchObject({ run: true })
-    expect(api.requests.map((r) => r.path)).toEqual([
-      '/repos/acme/widgets/collaborators/rita/permission',
-      '/repos/acme/widgets/collaborators/ada/permission'
-    ])
   })
 
   it('runs listed actors (any case), bots included, without an API call', async () => {

@@ -203,19 +203,38 @@ describe('createApprovals', () => {
     ).toBe(true)
   })
 
-  it('counts maintainers and admins, and answers without an id', async () => {
-    answerAsks(() => [['/approve', 'max']])
+  it('counts maintainers and admins', async () => {
+    answerAsks((ask) => [[`/approve ${idOf(ask)}`, 'max']])
     await expect(approvals().ask(request(), signal())).resolves.toMatchObject({
       verdict: 'approved',
       by: 'max'
     })
   })
 
+  it('ignores an answer that names no request id, or a slightly different one', async () => {
+    answerAsks((ask) => [
+      ['/approve', 'ada'],
+      ['/approve looks fine', 'ada'],
+      [`/approve ${idOf(ask).slice(0, 5)}`, 'ada']
+    ])
+    const answer = await approvals().ask(request(), signal())
+    expect(answer.verdict).toBe('timeout')
+    expect(logs.lines.filter((l) => l.includes('names no request id'))).toHaveLength(3)
+  })
+
+  it('takes #id and id followed by punctuation as the id', async () => {
+    answerAsks((ask) => [[`/approve #${idOf(ask)}, thanks`, 'ada']])
+    await expect(approvals().ask(request(), signal())).resolves.toMatchObject({
+      verdict: 'approved',
+      reason: 'thanks'
+    })
+  })
+
   it('ignores readers, triagers and strangers until the timeout: denied', async () => {
     answerAsks((ask) => [
       [`/approve ${idOf(ask)}`, 'rita'],
-      ['/approve', 'tia'],
-      ['/approve', 'stranger']
+      [`/approve ${idOf(ask)}`, 'tia'],
+      [`/approve ${idOf(ask)}`, 'stranger']
     ])
     const started = Date.now()
     const answer = await approvals().ask(request(), signal())
@@ -348,7 +367,7 @@ describe('createApprovals', () => {
       if (!isAsk(comment)) return
       const later = reply('will look', 'ada')
       setTimeout(() => {
-        later.body = '/approve after all'
+        later.body = `/approve ${idOf(comment)} after all`
         later.updated_at = '2030-01-01T00:00:00.000Z'
       }, 100)
     })
@@ -388,7 +407,7 @@ describe('createApprovals', () => {
   it('keeps polling through API failures', async () => {
     // Two failing answers per poll (one retry): three polls fail.
     api.failNext({ status: 500, method: 'GET', path: /\/issues\/7\/comments$/ }, 6)
-    answerAsks(() => [['/approve', 'ada']])
+    answerAsks((ask) => [[`/approve ${idOf(ask)}`, 'ada']])
     await expect(approvals().ask(request(), signal())).resolves.toMatchObject({
       verdict: 'approved',
       by: 'ada'
@@ -401,9 +420,9 @@ describe('createApprovals', () => {
   it('does not let a later answer overtake one whose author could not be checked', async () => {
     api.failNext({ status: 500, path: /\/collaborators\/rita\/permission$/ }, 2)
     api.setPermission('rita', 'write')
-    answerAsks(() => [
-      ['/deny first', 'rita'],
-      ['/approve second', 'ada']
+    answerAsks((ask) => [
+      [`/deny ${idOf(ask)} first`, 'rita'],
+      [`/approve ${idOf(ask)} second`, 'ada']
     ])
     await expect(approvals().ask(request(), signal())).resolves.toMatchObject({
       verdict: 'denied',
@@ -449,7 +468,7 @@ describe('createApprovals', () => {
     )
 
     // The queue moves on.
-    answerAsks(() => [['/approve', 'ada']])
+    answerAsks((ask) => [[`/approve ${idOf(ask)}`, 'ada']])
     await expect(a.ask(request(), signal())).resolves.toMatchObject({ verdict: 'approved' })
   })
 
@@ -513,7 +532,7 @@ describe('renderAsk', () => {
   })
 
   it('is posted as is, hostile parts and all', async () => {
-    answerAsks(() => [['/approve', 'ada']])
+    answerAsks((ask) => [[`/approve ${idOf(ask)}`, 'ada']])
     await approvals().ask(request({ id: 'a1b2c3', subject: hostile }), signal())
     const body = comments()[0]?.body ?? ''
     expect(

@@ -32,13 +32,14 @@ describe('renderProgress', () => {
     )
   })
 
-  it('names the questions waiting for a maintainer and how to answer them', () => {
+  it('names the questions waiting for a maintainer', () => {
     const body = renderProgress({
       ...base,
       asks: [{ id: 'a1b2c3', kind: 'shell', subject: 'npm install left-pad', rule: 'deps' }]
     })
-    expect(body).toContain('`/approve a1b2c3`')
-    expect(body).toContain('`npm install left-pad`')
+    expect(body).toContain('question `a1b2c3`')
+    // Answering is done on the question, which shows the request in full, not here.
+    expect(body).not.toContain('/approve')
   })
 
   it('neutralizes what the agent wrote and redacts secrets', () => {

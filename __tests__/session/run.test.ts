@@ -11,7 +11,7 @@ import { compilePolicy, type CompiledPolicy } from '../../src/policy/index.js'
 import { toReport } from '../../src/reporting/report.js'
 import type { Report } from '../../src/reporting/types.js'
 import { Recorder } from '../../src/session/recorder.js'
-import type { Question } from '../../src/session/permissions.js'
+import { MAX_QUESTIONS, unshowable, type Question } from '../../src/session/permissions.js'
 import { Run, type Logger, type RunOptions } from '../../src/session/run.js'
 import { FakeSession, type ScriptStep } from '../../test-support/fake-session.js'
 
@@ -21,6 +21,7 @@ rules:
   - { id: tests, decision: allow, shell: ["npm test"] }
   - { id: no-push, decision: deny, reason: pushing is the workflow's job, shell: ["git push*"] }
   - { id: ask-lint, decision: ask, reason: lint fixes need a maintainer, shell: ["npm run lint"] }
+  - { id: ask-lint-args, decision: ask, shell: ["npm run lint -- *"] }
 `
 
 let dir: string
@@ -368,5 +369,60 @@ describe('Run: asking a person', () => {
       approval: { verdict: 'unavailable' }
     })
     expect(report.permissions[0]?.approval?.reason).toContain('HTTP 500')
+  })
+})
+
+describe('Run: what may be asked', () => {
+  it('never asks about what a person cannot see in full: denied without asking', async () => {
+    const asked: Question[] = []
+    const asker = {
+      ask: (question: Question) => {
+        asked.push(question)
+        return Promise.resolve({
+          verdict: 'approved' as const,
+          by: 'maintainer',
+          askedAt: '2026-11-23T10:00:00.000Z',
+          at: '2026-11-23T10:00:01.000Z'
+        })
+      }
+    }
+    for (const hidden of [
+      `npm run lint${' '.repeat(8)}`, // blanks pushing text off-screen
+      'npm run lint\u200B' // an invisible character
+    ]) {
+      expect(unshowable(hidden)).toBeDefined()
+    }
+    expect(unshowable('npm run lint')).toBeUndefined()
+    expect(unshowable(`echo ${'x'.repeat(400)}`)).toMatch(/longer than 300/)
+    const hiddenFlag = `npm run lint -- --fix${' '.repeat(200)}--rulesdir=/tmp/evil`
+    const fake = new FakeSession([...permission('p1', hiddenFlag, 'c1'), ...done])
+    const { report } = await drive(fake, { asker })
+    expect(asked).toEqual([])
+    expect(report.permissions[0]?.rule).toBe('ask-lint-args')
+    expect(report.permissions[0]?.approval?.reason).toMatch(/cannot be shown to a person/)
+  })
+
+  it('does not ask again about what a person refused, and asks at most MAX_QUESTIONS times', async () => {
+    let asked = 0
+    const asker = {
+      ask: () => {
+        asked++
+        return Promise.resolve({
+          verdict: 'denied' as const,
+          by: 'maintainer',
+          reason: 'no',
+          askedAt: '2026-11-23T10:00:00.000Z',
+          at: '2026-11-23T10:00:01.000Z'
+        })
+      }
+    }
+    const script: ScriptStep[] = []
+    for (let i = 0; i < 3; i++) script.push(...permission(`p${i}`, 'npm run lint', `c${i}`))
+    const fake = new FakeSession([...script, ...done])
+    const { report } = await drive(fake, { asker })
+    expect(asked).toBe(1)
+    expect(report.permissions.map((p) => p.decision)).toEqual(['deny', 'deny', 'deny'])
+    expect(report.permissions[2]?.approval?.reason).toMatch(/asked before in this run/)
+    expect(MAX_QUESTIONS).toBe(10)
   })
 })

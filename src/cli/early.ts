@@ -13,14 +13,16 @@ import { envInputReader, hasCredential, readSettings, type Settings } from '../s
 import { findCli, type CliExecutable } from './install.js'
 import { CliProcess } from './process.js'
 
-/** The events the trusted-actor gate checks (see github/actor-gate.ts, which tests this list). */
-export const GATED_EVENTS: ReadonlySet<string> = new Set([
-  'issue_comment',
-  'pull_request_review_comment',
-  'pull_request_review',
-  'issues',
-  'pull_request',
-  'pull_request_target'
+/**
+ * The events the trusted-actor gate lets through unchecked (only writers cause them); every
+ * other event is checked (github/actor-gate.ts, whose test keeps the two lists equal).
+ */
+export const UNGATED_EVENTS: ReadonlySet<string> = new Set([
+  'push',
+  'schedule',
+  'workflow_dispatch',
+  'repository_dispatch',
+  'merge_group'
 ])
 
 /** The run's settings, read once for the whole run, or why they could not be read. */
@@ -80,14 +82,10 @@ export function launchEarly(env: NodeJS.ProcessEnv = process.env): EarlyStart {
   if ('error' in inputs) return { inputs }
   const { settings } = inputs
   if (settings.mode !== 'run' || !hasCredential(settings)) return { inputs }
-  // On events anyone may trigger, the CLI waits for the trusted-actor gate (main.ts), unless the
-  // gate is off or the actor is listed: an untrusted trigger must not start it, even unused.
-  if (GATED_EVENTS.has(env.GITHUB_EVENT_NAME ?? '') && !settings.allowAnyActor) {
-    const actor = (env.GITHUB_TRIGGERING_ACTOR ?? '').trim().toLowerCase()
-    if (!actor || !settings.allowedActors.some((login) => login.toLowerCase() === actor)) {
-      return { inputs }
-    }
-  }
+  // On events others may cause, the CLI waits for the trusted-actor gate (main.ts), unless the
+  // gate is off: an untrusted trigger must not start it, even unused.
+  const event = env.GITHUB_EVENT_NAME ?? ''
+  if (event !== '' && !UNGATED_EVENTS.has(event) && !settings.allowAnyActor) return { inputs }
   const executable = findCli(settings, env)
   if (!executable) return { inputs }
   try {

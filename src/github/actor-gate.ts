@@ -18,23 +18,31 @@ import type { GitHubClient } from './client.js'
 import type { PermissionLevel, RepoRef } from './permissions.js'
 import { canWrite, repositoryPermission } from './permissions.js'
 
-/** The events whose actor is checked. */
-export const GATED_EVENTS = [
-  'issue_comment',
-  'pull_request_review_comment',
-  'pull_request_review',
-  'issues',
-  'pull_request',
-  'pull_request_target'
+/**
+ * The events only people with write access can cause (a push, a schedule set in the default
+ * branch, a manual or API dispatch, the merge queue): not gated. Every other event, including
+ * ones GitHub adds later, is gated — an allowlist, so a new way for strangers to trigger a
+ * workflow (a discussion comment, a star, a fork's workflow_run) fails closed.
+ */
+export const UNGATED_EVENTS = [
+  'push',
+  'schedule',
+  'workflow_dispatch',
+  'repository_dispatch',
+  'merge_group'
 ] as const
 
-export type GatedEvent = (typeof GATED_EVENTS)[number]
-
-export function isGatedEvent(eventName: string): eventName is GatedEvent {
-  return (GATED_EVENTS as readonly string[]).includes(eventName)
+/** Whether the event's actor must be checked. No event name: not on a runner (local runs). */
+export function isGatedEvent(eventName: string): boolean {
+  return eventName !== '' && !(UNGATED_EVENTS as readonly string[]).includes(eventName)
 }
 
-export type GateSubject = { gated: false } | { gated: true; actor: string | undefined }
+/**
+ * The people behind a gated event: the triggering actor (who started this run, e.g. a re-run)
+ * and the event's sender (who wrote the comment, opened the PR). Both must be trusted: a
+ * maintainer re-running a stranger's skipped run must not run the stranger's text.
+ */
+export type GateSubject = { gated: false } | { gated: true; actors: string[] }
 
 export interface GateSubjectInput {
   eventName: string
@@ -50,11 +58,16 @@ const SenderPayload = z.object({
 /** Whether the event is gated, and by whom it was triggered. Pure. */
 export function gateSubject({ eventName, payload, env }: GateSubjectInput): GateSubject {
   if (!isGatedEvent(eventName)) return { gated: false }
-  const triggering = env.GITHUB_TRIGGERING_ACTOR?.trim()
-  if (triggering) return { gated: true, actor: triggering }
   const parsed = SenderPayload.safeParse(payload)
-  const sender = parsed.success ? parsed.data.sender?.login.trim() : undefined
-  return { gated: true, actor: sender || undefined }
+  const candidates = [
+    env.GITHUB_TRIGGERING_ACTOR?.trim(),
+    parsed.success ? parsed.data.sender?.login.trim() : undefined
+  ]
+  const actors: string[] = []
+  for (const login of candidates) {
+    if (login && !isListed(login, actors)) actors.push(login)
+  }
+  return { gated: true, actors }
 }
 
 /**
@@ -105,7 +118,7 @@ const FIX = 'To let them run it, add them to allowed-actors, or give them write 
  * listed nor a bot.
  */
 export async function checkActor(input: CheckActorInput): Promise<ActorCheck> {
-  const { eventName, allowedActors, client, repo } = input
+  const { eventName, repo } = input
   const where = `${repo.owner}/${repo.repo}`
   if (input.allowAnyActor) {
     return { run: true, reason: 'allow-any-actor is on: the triggering actor is not checked.' }
@@ -117,14 +130,25 @@ export async function checkActor(input: CheckActorInput): Promise<ActorCheck> {
       reason: `${eventName || 'this'} events are not gated: only people with write access can trigger them.`
     }
   }
-  const actor = subject.actor
-  if (actor === undefined) {
+  if (subject.actors.length === 0) {
     return {
       run: false,
       actor: '',
       reason: `Skipped: could not tell who triggered this ${eventName} event (no GITHUB_TRIGGERING_ACTOR, no sender in the payload), so their permission on ${where} cannot be checked.`
     }
   }
+  const reasons: string[] = []
+  for (const actor of subject.actors) {
+    const check = await checkOne(actor, input)
+    if (!check.run) return check
+    reasons.push(check.reason)
+  }
+  return { run: true, reason: reasons.join(' ') }
+}
+
+async function checkOne(actor: string, input: CheckActorInput): Promise<ActorCheck> {
+  const { eventName, allowedActors, client, repo } = input
+  const where = `${repo.owner}/${repo.repo}`
   if (isListed(actor, allowedActors)) {
     return { run: true, reason: `${actor} is listed in allowed-actors.` }
   }

@@ -12,10 +12,10 @@
  *   page), and only comments with a larger id than the ask comment count, oldest first. Each poll
  *   waits `pollMs` first; the last poll happens at the deadline.
  * - An answer is the first non-empty line of a comment that is not a quote (`>`; so a "Quote
- *   reply" works): `/approve` or `/deny` (any case), then optionally the request id, then
- *   optionally a reason (the rest of the line, trimmed, clipped to 500 characters). A 6-hex-digit
- *   first word is taken as a request id: one that is not this request's makes the comment ignored
- *   (it answers another, earlier request).
+ *   reply" works): `/approve` or `/deny` (any case), then the request id (`a1b2c3`, `#a1b2c3`,
+ *   trailing punctuation allowed), then optionally a reason (the rest of the line, trimmed,
+ *   clipped to 500 characters). An answer without this request's id is ignored: a bare
+ *   `/approve` meant for an earlier question, or another run's, must never approve this one.
  * - Ignored: comments by bots (`type: Bot` or a `[bot]` login), by the action's own identity (the
  *   ask comment's author: with a personal token, that person cannot answer), and by users without
  *   write access. Each is logged once at info level.
@@ -155,7 +155,8 @@ export function parseAnswer(body: string, ownId?: string): AnswerCommand | undef
   let id: string | undefined
   const first = /^(\S+)(?:\s+([\s\S]*))?$/.exec(rest)
   if (first) {
-    const word = first[1] ?? ''
+    // `#a1b2c3`, `a1b2c3,` and `a1b2c3.` name the id too
+    const word = (first[1] ?? '').replace(/^#/, '').replace(/[.,:;!]+$/, '')
     const isOwn = ownId !== undefined && word.toLowerCase() === ownId.toLowerCase()
     if (isOwn || ID_SHAPE.test(word)) {
       id = word
@@ -417,7 +418,13 @@ export function createApprovals(options: ApprovalsOptions): Approvals {
         }
         const login = user.login
         const what = `/${command.verdict === 'approved' ? 'approve' : 'deny'} by ${login} (comment ${comment.id})`
-        if (command.id !== undefined && command.id.toLowerCase() !== request.id.toLowerCase()) {
+        if (command.id === undefined) {
+          // An answer must say which question it answers: a bare /approve meant for an earlier
+          // question (or another run's) must not approve this one.
+          ignore(key, `${what} names no request id (the answer must be /approve ${request.id})`)
+          continue
+        }
+        if (command.id.toLowerCase() !== request.id.toLowerCase()) {
           ignore(key, `${what} names request ${oneLine(command.id, 40)}, not ${request.id}`)
           continue
         }

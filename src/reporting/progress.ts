@@ -50,8 +50,9 @@ export function renderProgress(progress: Progress, secrets: readonly string[] = 
   const parts = [head.join(''), facts.join(' · ')]
   if (progress.intent) parts.push(`**Now:** ${inlineText(clean(progress.intent), 160)}`)
   for (const ask of progress.asks.slice(0, 5)) {
+    // The question itself (a comment of its own) shows the request in full and how to answer.
     parts.push(
-      `🙋 **Waiting for a maintainer** to answer \`/approve ${ask.id.replace(/[^0-9a-f]/gi, '')}\` or \`/deny ${ask.id.replace(/[^0-9a-f]/gi, '')}\`: ${codeSpan(clean(ask.kind), 40)} ${codeSpan(clean(ask.subject), 200)} (rule ${codeSpan(clean(ask.rule), 100)})`
+      `🙋 **Waiting for a maintainer** to answer question ${codeSpan(ask.id.replace(/[^0-9a-f]/gi, ''), 10)} (see the comment asking it): ${codeSpan(clean(ask.kind), 40)} request, rule ${codeSpan(clean(ask.rule), 100)}`
     )
   }
   if (progress.todos.length > 0) {

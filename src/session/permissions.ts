@@ -55,8 +55,39 @@ export interface PermissionsOptions {
   signal: AbortSignal
 }
 
+/** Questions one run may put to people; more are denied without asking (each one notifies). */
+export const MAX_QUESTIONS = 10
+/** A subject longer than this, or with a line longer than LINE, cannot be shown in full. */
+const SHOWABLE_CHARS = 2000
+const SHOWABLE_LINE = 300
+
+/** Characters a reader does not see (controls but tab and newline, soft hyphen, zero-width, bidi). */
+const INVISIBLE =
+  // eslint-disable-next-line no-control-regex
+  /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u00AD\u200B-\u200F\u202A-\u202E\u2060-\u2069\uFEFF]/
+
+/**
+ * Why a request cannot be shown to a person as it is (so it cannot be asked about), or undefined.
+ * What a maintainer approves must be what runs: no text hidden off-screen, past a cut, in
+ * invisible or control characters, or in runs of blanks.
+ */
+export function unshowable(subject: string): string | undefined {
+  if (subject.length > SHOWABLE_CHARS) return `it is ${subject.length} characters long`
+  if (subject.split('\n').some((line) => line.length > SHOWABLE_LINE)) {
+    return `a line of it is longer than ${SHOWABLE_LINE} characters`
+  }
+  if (INVISIBLE.test(subject)) {
+    return 'it contains invisible or control characters'
+  }
+  if (/[ \t]{8,}/.test(subject)) return 'it contains a long run of blanks'
+  return undefined
+}
+
 export class Permissions {
   private readonly answered = new Set<string>()
+  private questions = 0
+  /** Requests a person already refused (or nobody approved): not asked again. */
+  private readonly refused = new Map<string, string>()
 
   constructor(private readonly options: PermissionsOptions) {}
 
@@ -120,6 +151,29 @@ export class Permissions {
       ...(decision.reason === undefined ? {} : { reason: decision.reason })
     }
     const askedAt = new Date().toISOString()
+    const key = `${decision.kind}\u0000${decision.subject}`
+    const notAsked = (reason: string): void =>
+      this.send(sessionId, requestId, request, deniedAsk(decision, reason), {
+        id: question.id,
+        verdict: 'unavailable',
+        askedAt,
+        answeredAt: askedAt,
+        reason
+      })
+    const hidden = unshowable(decision.subject)
+    if (hidden !== undefined) {
+      notAsked(`it cannot be shown to a person in full (${hidden})`)
+      return
+    }
+    const before = this.refused.get(key)
+    if (before !== undefined) {
+      notAsked(`it was asked before in this run and ${before}`)
+      return
+    }
+    if (asker && this.questions >= MAX_QUESTIONS) {
+      notAsked(`the run already asked ${MAX_QUESTIONS} questions, the most one run may ask`)
+      return
+    }
     if (!asker) {
       const reason =
         this.options.noAskerReason ?? 'there is no pull request or issue to ask a maintainer on'
@@ -135,6 +189,7 @@ export class Permissions {
     log.info(
       `Permission ASKED by rule "${decision.rule}" (question ${question.id}): ${decision.kind} ${decision.subject}`
     )
+    this.questions++
     record({ type: 'ask', requestId, ...question })
     this.options.track(
       asker
@@ -155,6 +210,7 @@ export class Permissions {
             ...(answer.reason === undefined ? {} : { reason: answer.reason }),
             ...(answer.url === undefined ? {} : { url: answer.url })
           }
+          if (answer.verdict !== 'approved') this.refused.set(key, denialReason(answer))
           const final: Final =
             answer.verdict === 'approved'
               ? {

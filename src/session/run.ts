@@ -247,6 +247,8 @@ export class Run {
    */
   private async close(ending: Ending): Promise<Ending> {
     const { log, signal } = this.options
+    // The agent is done: a question still open can no longer let it do anything.
+    this.questions.abort()
     switch (ending.kind) {
       case 'cli-exit':
         return ending
