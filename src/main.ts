@@ -180,6 +180,8 @@ async function runAgent(
       prompt: settings.prompt,
       workingDirectory: settings.workingDirectory,
       model: settings.model,
+      ...(settings.reasoningEffort ? { reasoningEffort: settings.reasoningEffort } : {}),
+      verifyRetries: settings.verifyRetries,
       provider: settings.provider,
       // copilotToken is unset with a BYOK provider
       tokenRegistration: settings.copilotToken

@@ -10,6 +10,10 @@ import { UserError } from './errors.js'
 export const DEFAULT_CLI_VERSION = '1.0.102'
 export const DEFAULT_POLICY_PATH = '.github/copilot-policy.yml'
 
+/** The reasoning efforts the Copilot CLI accepts. */
+export const REASONING_EFFORTS = ['low', 'medium', 'high', 'xhigh'] as const
+export type ReasoningEffort = (typeof REASONING_EFFORTS)[number]
+
 export interface Provider {
   type: 'openai' | 'azure' | 'anthropic'
   baseUrl: string
@@ -22,6 +26,10 @@ export interface Settings {
   prompt: string
   policyPath: string
   model?: string
+  /** How hard the model thinks (`session.create {reasoningEffort}`); the CLI's default when unset. */
+  reasoningEffort?: ReasoningEffort
+  /** Verify-and-repair: how often a failing verify command goes back to the agent to fix. */
+  verifyRetries: number
   /** Token for the CLI (COPILOT_GITHUB_TOKEN); empty with BYOK. */
   copilotToken?: string
   githubToken?: string
@@ -207,6 +215,17 @@ export function readSettings(input: InputReader, env: NodeJS.ProcessEnv = proces
   return {
     mode,
     prompt,
+    ...(input('reasoning-effort') === ''
+      ? {}
+      : {
+          reasoningEffort: oneOf(
+            'reasoning-effort',
+            input('reasoning-effort'),
+            REASONING_EFFORTS,
+            'medium'
+          )
+        }),
+    verifyRetries: positiveNumber('verify-retries', input('verify-retries'), 0, true),
     policyPath: path.resolve(workspace, input('policy') || DEFAULT_POLICY_PATH),
     model,
     copilotToken: provider ? undefined : copilotToken,

@@ -1,3 +1,4 @@
+import path from 'node:path'
 /**
  * End to end with the real CLI: shell commands through the session, and runs that end badly —
  * every one must still end with a report, outputs and the summary, and leave no process behind.
@@ -74,6 +75,51 @@ async function runWith(
 }
 
 describe('setup and verify commands', () => {
+  it('verify and repair: the failing check goes back to the agent, whose second fix passes', async () => {
+    let repairSeen = false
+    let repairTurns = 0
+    const create = (file: string) => ({
+      toolCalls: [
+        { name: 'create', arguments: { path: path.join(workspace.dir, file), file_text: 'x\n' } }
+      ]
+    })
+    const result = await runWith(
+      (request, index) => {
+        const text = JSON.stringify(request.messages)
+        if (!repairSeen && text.includes('the checks the workflow runs afterwards failed')) {
+          repairSeen = true
+        }
+        if (repairSeen) {
+          // The second prompt carries the failing command's output.
+          expect(text).toContain('missing b.md')
+          return repairTurns++ === 0 ? create('b.md') : complete
+        }
+        return index === 0 ? create('a.md') : complete
+      },
+      {
+        'verify-commands': 'test -f b.md || { echo missing b.md; exit 1; }',
+        'verify-retries': '2'
+      }
+    )
+    expect(repairSeen).toBe(true)
+    expect(result.outputs.status).toBe('completed')
+    expect(result.report!.repairs).toEqual([
+      { attempt: 1, failed: [expect.stringContaining('test -f b.md')] }
+    ])
+    expect(result.report!.commands.map((c) => [c.attempt ?? 0, c.exitCode])).toEqual([
+      [0, 1],
+      [1, 0]
+    ])
+    expect(result.summary).toContain('verify (after repair 1)')
+  })
+
+  it('reasoning-effort reaches the model request', async () => {
+    const result = await runWith([complete], { 'reasoning-effort': 'high' })
+    expect(result.outputs.status).toBe('completed')
+    const body = model!.requests[0]!.body as unknown as Record<string, unknown>
+    expect(body.reasoning_effort).toBe('high')
+  })
+
   it('stops the run when a setup command fails: the agent is never prompted', async () => {
     const result = await runWith([complete], { 'setup-commands': 'echo preparing\nexit 3' })
     expect(result.outputs.status).toBe('failed')

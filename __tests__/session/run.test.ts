@@ -426,3 +426,43 @@ describe('Run: what may be asked', () => {
     expect(MAX_QUESTIONS).toBe(10)
   })
 })
+
+describe('Run: verify and repair', () => {
+  it('a failing verify after task_complete goes back to the agent with its output, then passes', async () => {
+    const fake = new FakeSession(done)
+    const marker = path.join(dir, 'repaired')
+    rmSync(marker, { force: true })
+    const { report } = await drive(fake, {
+      verifyRetries: 2,
+      // fails the first time (and leaves the marker), passes the second
+      verifyCommands: [
+        `test -f ${marker} || { touch ${marker}; echo 'expected 3, got 2'; exit 1; }`
+      ]
+    })
+    expect(report.status).toBe('completed')
+    const sends = fake.calls.filter((c) => c.method === 'send').map((c) => String(c.args[1]))
+    expect(sends).toHaveLength(2)
+    expect(sends[1]).toContain('expected 3, got 2')
+    expect(sends[1]).toContain('call task_complete again')
+    expect(report.repairs).toEqual([{ attempt: 1, failed: [expect.stringContaining('test -f')] }])
+    expect(report.commands.map((c) => [c.attempt ?? 0, c.exitCode])).toEqual([
+      [0, 1],
+      [1, 0]
+    ])
+  })
+
+  it('stops after verify-retries: verify-failed, each attempt in the report', async () => {
+    const fake = new FakeSession(done)
+    const { report } = await drive(fake, { verifyRetries: 1, verifyCommands: ['exit 5'] })
+    expect(report.status).toBe('verify-failed')
+    expect(fake.calls.filter((c) => c.method === 'send')).toHaveLength(2)
+    expect(report.commands.map((c) => c.attempt ?? 0)).toEqual([0, 1])
+  })
+
+  it('no repair when the agent did not complete', async () => {
+    const fake = new FakeSession([ev('session.idle')])
+    const { report } = await drive(fake, { verifyRetries: 3, verifyCommands: ['exit 5'] })
+    expect(report.status).toBe('incomplete')
+    expect(fake.calls.filter((c) => c.method === 'send')).toHaveLength(1)
+  })
+})

@@ -109,3 +109,19 @@ describe('settings for people in the loop', () => {
     )
   })
 })
+
+describe('settings for the model and the repair loop', () => {
+  it('takes the reasoning efforts the CLI accepts, and rejects others naming them', () => {
+    expect(read({ prompt: 'x', 'reasoning-effort': 'xhigh' }).reasoningEffort).toBe('xhigh')
+    expect(read({ prompt: 'x' }).reasoningEffort).toBeUndefined()
+    expect(() => read({ prompt: 'x', 'reasoning-effort': 'max' })).toThrow(
+      "Input 'reasoning-effort' must be one of low, medium, high, xhigh; got 'max'."
+    )
+  })
+
+  it('verify-retries is a whole number, 0 by default', () => {
+    expect(read({ prompt: 'x' }).verifyRetries).toBe(0)
+    expect(read({ prompt: 'x', 'verify-retries': '3' }).verifyRetries).toBe(3)
+    expect(() => read({ prompt: 'x', 'verify-retries': '1.5' })).toThrow(/verify-retries/)
+  })
+})

@@ -61,6 +61,7 @@ export interface RepositoryConfigOptions {
 
 export interface CreateSessionOptions {
   model?: string
+  reasoningEffort?: string
   workingDirectory: string
   maxAutopilotContinues: number
   /** Ask the action before leaving plan mode (plan-first runs). */
@@ -147,6 +148,7 @@ export class CopilotApi implements SessionApi {
       METHOD.create,
       {
         ...(options.model ? { model: options.model } : {}),
+        ...(options.reasoningEffort ? { reasoningEffort: options.reasoningEffort } : {}),
         workingDirectory: options.workingDirectory,
         requestPermission: true,
         streaming: false,

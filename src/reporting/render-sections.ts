@@ -282,7 +282,9 @@ function noErrorLine(status: RunStatus): string {
 
 /** `**verify** `npm test` · ❌ exit 1 · 4.1 s` */
 export function commandLine(view: View, c: CommandRecord, max: number): string {
-  return `**${c.phase === 'setup' ? 'setup' : 'verify'}** ${view.code(c.command, max)} · ${commandResult(c)} · ${formatDuration(c.durationMs)}`
+  const label =
+    c.phase === 'setup' ? 'setup' : c.attempt ? `verify (after repair ${c.attempt})` : 'verify'
+  return `**${label}** ${view.code(c.command, max)} · ${commandResult(c)} · ${formatDuration(c.durationMs)}`
 }
 
 export function commandResult(c: CommandRecord): string {

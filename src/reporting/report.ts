@@ -54,6 +54,9 @@ export function toReport(state: RunState, options: ReportOptions): Report {
     toolStats: Object.fromEntries([...state.toolStats].map(([name, s]) => [name, { ...s }])),
     ...(state.toolsOmitted > 0 ? { toolsOmitted: state.toolsOmitted } : {}),
     ...(subagents.length > 0 ? { subagents } : {}),
+    ...(state.repairs.length > 0
+      ? { repairs: state.repairs.map((r) => ({ attempt: r.attempt, failed: [...r.failed] })) }
+      : {}),
     ...(state.internalCalls > 0 ? { internalCalls: state.internalCalls } : {}),
     permissions: state.permissions.map((record) => ({ ...record })),
     permissionCounts: Object.fromEntries(

@@ -115,6 +115,8 @@ export interface ApprovalRecord {
 
 export interface CommandRecord {
   phase: 'setup' | 'verify'
+  /** For verify commands after a repair: which repair (1, 2, ...); absent for the first run. */
+  attempt?: number
   command: string
   exitCode: number | null
   timedOut: boolean
@@ -192,6 +194,11 @@ export interface Report {
   toolStats?: Record<string, ToolStats>
   /** How many tool call records were dropped from `tools` to bound memory (failures are kept). */
   toolsOmitted?: number
+  /**
+   * Verify and repair: each time failing verify commands went back to the agent (verify-retries),
+   * with the commands that had failed.
+   */
+  repairs?: { attempt: number; failed: string[] }[]
   /** Subagents the agent started, in order. */
   subagents?: SubagentRecord[]
   /**

@@ -118,6 +118,8 @@ export type RunInput =
   | { type: 'ask'; requestId: string; id: string; kind: string; subject: string; rule: string }
   /** What the run is doing (for live progress). */
   | { type: 'phase'; phase: Phase }
+  /** Failing verify commands went back to the agent (verify-retries): a new attempt begins. */
+  | { type: 'repair'; attempt: number }
   | { type: 'prompt-sent' }
   | { type: 'command'; record: CommandRecord }
   | { type: 'plan'; content: string | null; path?: string | null }
@@ -222,8 +224,12 @@ export interface RunState {
   permissionCounts: Map<string, { allow: number; deny: number }>
 
   commands: CommandRecord[]
-  /** Verify commands run and failed, over all of them (also those past the record limit). */
+  /**
+   * Verify commands run and failed in the current attempt (also those past the record limit);
+   * a repair starts a new attempt.
+   */
   verify: { ran: number; failed: number }
+  repairs: { attempt: number; failed: string[] }[]
   activity: string[]
 
   eventModels: Map<string, ModelUsage>
@@ -281,6 +287,7 @@ export function createState(options: StateOptions): RunState {
     permissionCounts: new Map(),
     commands: [],
     verify: { ran: 0, failed: 0 },
+    repairs: [],
     activity: [],
     eventModels: new Map(),
     eventPremium: 0,
@@ -344,6 +351,23 @@ export function fold(state: RunState, input: RunInput): RunState {
     case 'phase':
       state.runPhase = input.phase
       break
+    case 'repair': {
+      const attempt = state.repairs.length
+      const failed = state.commands
+        .filter(
+          (c) =>
+            c.phase === 'verify' && (c.attempt ?? 0) === attempt && (c.exitCode !== 0 || c.timedOut)
+        )
+        .map((c) => c.command)
+      if (state.repairs.length < REPORT_LIMITS.commands) {
+        state.repairs.push({ attempt: input.attempt, failed })
+      }
+      state.verify = { ran: 0, failed: 0 }
+      // The agent must complete again: its earlier task_complete was disproved by the checks.
+      state.completion = undefined
+      note(state, `repair ${input.attempt}: verify failed, sent back to the agent`)
+      break
+    }
     case 'prompt-sent':
       state.phase = 'working'
       break
@@ -471,7 +495,10 @@ export function settle(state: RunState): Settled {
       if (completed(state)) {
         if (verifyResult(state) === false) {
           const failed = state.commands.filter(
-            (c) => c.phase === 'verify' && (c.exitCode !== 0 || c.timedOut)
+            (c) =>
+              c.phase === 'verify' &&
+              (c.attempt ?? 0) === state.repairs.length &&
+              (c.exitCode !== 0 || c.timedOut)
           )
           const names = failed.map((c) => `\`${c.command}\``).join(', ')
           return {
@@ -884,8 +911,10 @@ function onCommand(state: RunState, record: CommandRecord): void {
     if (record.exitCode !== 0 || record.timedOut) state.verify.failed++
   }
   if (state.commands.length >= REPORT_LIMITS.commands) return
+  const attempt = record.phase === 'verify' ? state.repairs.length : 0
   state.commands.push({
     phase: record.phase,
+    ...(attempt > 0 ? { attempt } : {}),
     command: truncate(clean(state, record.command), 2000),
     exitCode: record.exitCode,
     timedOut: record.timedOut,

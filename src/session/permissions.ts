@@ -51,8 +51,8 @@ export interface PermissionsOptions {
   asker?: Asker
   /** Why there is no asker, for the denial's reason. */
   noAskerReason?: string
-  /** Ends questions still open when the run ends. */
-  signal: AbortSignal
+  /** Ends the questions still open when the agent's turn (or the run) ends. */
+  signal: () => AbortSignal
 }
 
 /** Questions one run may put to people; more are denied without asking (each one notifies). */
@@ -193,7 +193,7 @@ export class Permissions {
     record({ type: 'ask', requestId, ...question })
     this.options.track(
       asker
-        .ask(question, this.options.signal)
+        .ask(question, this.options.signal())
         .catch((error: unknown): Answer => ({
           verdict: 'unavailable',
           askedAt,

@@ -7,6 +7,7 @@
  * recorder; permissions, leaving plan mode, todos, waiting and commands are their own modules.
  */
 import type { CreateSessionResult } from '../cli/protocol.js'
+import type { CommandRecord } from '../reporting/types.js'
 import type { SessionApi } from '../cli/session-api.js'
 import { UserError, messageOf } from '../errors.js'
 import type { Policy } from '../policy/types.js'
@@ -34,6 +35,9 @@ export interface RunOptions {
   prompt: string
   workingDirectory: string
   model?: string
+  reasoningEffort?: string
+  /** Verify and repair: how often a failing verify goes back to the agent. */
+  verifyRetries?: number
   /** A BYOK provider; without one the GitHub sign-in is checked before prompting. */
   provider?: Provider
   /** Registration id of the GitHub token provider (the credential never goes into the CLI's environment). */
@@ -66,6 +70,28 @@ export interface RunOptions {
 
 const FINALIZE_TIMEOUT_MS = 15_000
 
+/** Output lines of a failing verify command sent back to the agent. */
+const REPAIR_OUTPUT_LINES = 60
+
+/** The prompt that sends failing verify commands (the latest attempt's) back to the agent. */
+export function repairPrompt(verify: readonly CommandRecord[]): string {
+  const attempt = Math.max(0, ...verify.map((c) => c.attempt ?? 0))
+  const failed = verify.filter(
+    (c) => (c.attempt ?? 0) === attempt && (c.exitCode !== 0 || c.timedOut)
+  )
+  const parts = failed.map((c) => {
+    const result = c.timedOut ? 'timed out' : `failed with exit code ${c.exitCode ?? 'none'}`
+    const tail = c.outputTail.split('\n').slice(-REPAIR_OUTPUT_LINES).join('\n')
+    const fence = '`'.repeat(Math.max(3, ...[...tail.matchAll(/`+/g)].map((m) => m[0].length + 1)))
+    return `The verify command \`${c.command}\` ${result}. The end of its output:\n\n${fence}\n${tail}\n${fence}`
+  })
+  return [
+    'You called task_complete, but the checks the workflow runs afterwards failed.',
+    ...parts,
+    'Find and fix the cause, check your fix, then call task_complete again.'
+  ].join('\n\n')
+}
+
 export class Run {
   private sessionId: string | null = null
   private lastEventAt = Date.now()
@@ -73,8 +99,8 @@ export class Run {
   private readonly permissions: Permissions
   private readonly planExit: PlanExit
   private readonly todos: Todos
-  /** Ends questions to a person still open when the run ends. */
-  private readonly questions = new AbortController()
+  /** Ends the questions to a person still open when the agent's turn ends (one per turn). */
+  private questions = new AbortController()
 
   constructor(private readonly options: RunOptions) {
     const { api, log } = options
@@ -88,7 +114,7 @@ export class Run {
       track,
       ...(options.asker ? { asker: options.asker } : {}),
       ...(options.noAskerReason ? { noAskerReason: options.noAskerReason } : {}),
-      signal: AbortSignal.any([options.signal, this.questions.signal])
+      signal: () => AbortSignal.any([options.signal, this.questions.signal])
     })
     this.planExit = new PlanExit({
       api,
@@ -218,6 +244,7 @@ export class Run {
     try {
       return await api.create({
         ...(this.options.model ? { model: this.options.model } : {}),
+        ...(this.options.reasoningEffort ? { reasoningEffort: this.options.reasoningEffort } : {}),
         workingDirectory: this.options.workingDirectory,
         maxAutopilotContinues: this.options.maxAutopilotContinues,
         requestExitPlanMode: this.options.planFirst,
@@ -246,7 +273,7 @@ export class Run {
    * did, then read back plan, todos and metrics and shut the session down.
    */
   private async close(ending: Ending): Promise<Ending> {
-    const { log, signal } = this.options
+    const { log } = this.options
     // The agent is done: a question still open can no longer let it do anything.
     this.questions.abort()
     switch (ending.kind) {
@@ -272,17 +299,8 @@ export class Run {
         await this.abort()
         break
       case 'idle':
-        // Also after an incomplete run: what the verify commands say is evidence either way.
-        if (this.options.verifyCommands.length > 0) {
-          this.options.recorder.record({ type: 'phase', phase: 'verify' })
-        }
-        await runCommands(
-          this.sessionId ?? '',
-          'verify',
-          this.options.verifyCommands,
-          this.commandOptions()
-        )
-        if (signal.aborted) ending = { kind: 'cancelled', during: 'verify' }
+        ending = await this.verifyAndRepair()
+        if (ending.kind !== 'idle' && ending.kind !== 'cancelled') return await this.close(ending)
         break
       default:
         break
@@ -290,6 +308,49 @@ export class Run {
     this.options.recorder.record({ type: 'phase', phase: 'finishing' })
     await this.collect()
     return ending
+  }
+
+  /**
+   * The verify commands, also after an incomplete run (what they say is evidence either way).
+   * With verify-retries, a failure after the agent's task_complete goes back to the agent as a
+   * new prompt (the failing command and the end of its output), and the commands run again when
+   * it is done, up to verify-retries times. Returns how the last wait for the agent ended.
+   */
+  private async verifyAndRepair(): Promise<Ending> {
+    const { api, recorder, signal, verifyCommands } = this.options
+    const sessionId = this.sessionId ?? ''
+    const retries = this.options.verifyRetries ?? 0
+    for (let attempt = 0; ; attempt++) {
+      if (verifyCommands.length > 0) recorder.record({ type: 'phase', phase: 'verify' })
+      const passed = await runCommands(sessionId, 'verify', verifyCommands, this.commandOptions())
+      if (signal.aborted) return { kind: 'cancelled', during: 'verify' }
+      const state = recorder.state
+      if (passed || attempt >= retries || state.completion?.state !== 'accepted' || api.isClosed) {
+        return { kind: 'idle' }
+      }
+      const prompt = repairPrompt(state.commands.filter((c) => c.phase === 'verify'))
+      this.options.log.info(
+        `A verify command failed: sending it back to the agent (repair ${attempt + 1} of ${retries})`
+      )
+      this.questions = new AbortController()
+      recorder.record({ type: 'repair', attempt: attempt + 1 })
+      recorder.record({ type: 'phase', phase: 'agent' })
+      this.lastEventAt = Date.now()
+      recorder.record({ type: 'prompt-sent' })
+      await api.send(sessionId, prompt)
+      const ending = await waitForEnd({
+        state: recorder.state,
+        onChange: (listener) => recorder.onChange(listener),
+        lastEventAt: () => this.lastEventAt,
+        timeoutMs: this.options.timeoutMs,
+        idleTimeoutMs: this.options.idleTimeoutMs,
+        paused: () => recorder.state.asks.size > 0,
+        signal,
+        cliExited: this.options.cliExited
+      })
+      this.questions.abort()
+      if (ending.kind !== 'idle') return ending
+    }
   }
 
   private async abort(): Promise<void> {
