@@ -127,7 +127,8 @@ async function runAgent(
     workingDirectory: settings.workingDirectory,
     secrets: settings.secrets,
     maxAutopilotContinues: settings.maxAutopilotContinues,
-    commandTimeoutMs: settings.commandTimeoutMs
+    commandTimeoutMs: settings.commandTimeoutMs,
+    ...(settings.maxTokens === undefined ? {} : { maxTokens: settings.maxTokens })
   })
   // The sticky comment follows the run: todos, phase, questions out, denials so far.
   const live = comments
@@ -182,6 +183,7 @@ async function runAgent(
       model: settings.model,
       ...(settings.reasoningEffort ? { reasoningEffort: settings.reasoningEffort } : {}),
       verifyRetries: settings.verifyRetries,
+      ...(settings.maxAiCredits === undefined ? {} : { maxAiCredits: settings.maxAiCredits }),
       provider: settings.provider,
       // copilotToken is unset with a BYOK provider
       tokenRegistration: settings.copilotToken

@@ -28,6 +28,10 @@ export interface Settings {
   model?: string
   /** How hard the model thinks (`session.create {reasoningEffort}`); the CLI's default when unset. */
   reasoningEffort?: ReasoningEffort
+  /** max-tokens: input + output tokens over all models, after which the session is stopped. */
+  maxTokens?: number
+  /** max-ai-credits: the CLI's own session limit (`sessionLimits.maxAiCredits`), GitHub-billed runs. */
+  maxAiCredits?: number
   /** Verify-and-repair: how often a failing verify command goes back to the agent to fix. */
   verifyRetries: number
   /** Token for the CLI (COPILOT_GITHUB_TOKEN); empty with BYOK. */
@@ -91,6 +95,20 @@ function positiveNumber(name: string, raw: string, fallback: number, integer = f
     )
   }
   return value
+}
+
+/** The smallest session limit the Copilot CLI accepts (measured on 1.0.102). */
+export const MIN_AI_CREDITS = 30
+
+/** `max-ai-credits`: a number of AI credits, at least what the CLI accepts. */
+function aiCredits(raw: string): number {
+  const credits = positiveNumber('max-ai-credits', raw, MIN_AI_CREDITS)
+  if (credits < MIN_AI_CREDITS) {
+    throw new UserError(
+      `Input 'max-ai-credits' must be at least ${MIN_AI_CREDITS} (the smallest session limit the Copilot CLI accepts), got '${raw}'. Fix the 'with:' block of the step.`
+    )
+  }
+  return credits
 }
 
 /** `approval-poll-seconds`: a positive number of seconds, at least 1. */
@@ -226,6 +244,10 @@ export function readSettings(input: InputReader, env: NodeJS.ProcessEnv = proces
           )
         }),
     verifyRetries: positiveNumber('verify-retries', input('verify-retries'), 0, true),
+    ...(input('max-tokens') === ''
+      ? {}
+      : { maxTokens: positiveNumber('max-tokens', input('max-tokens'), 0, true) }),
+    ...(input('max-ai-credits') === '' ? {} : { maxAiCredits: aiCredits(input('max-ai-credits')) }),
     policyPath: path.resolve(workspace, input('policy') || DEFAULT_POLICY_PATH),
     model,
     copilotToken: provider ? undefined : copilotToken,

@@ -113,8 +113,28 @@ describe('setup and verify commands', () => {
     expect(result.summary).toContain('verify (after repair 1)')
   })
 
+  it('max-tokens stops the session once the budget is spent, with a full report', async () => {
+    const status = {
+      toolCalls: [{ name: 'bash', arguments: { command: 'git status', description: 'look' } }]
+    }
+    const result = await runWith([status, status, status, status, status, complete], {
+      'max-tokens': '300' // each scripted model call reports 100 input + 20 output tokens
+    })
+    expect(result.outputs.status).toBe('budget-exceeded')
+    expect(result.exitCode).not.toBe(0)
+    const report = result.report!
+    expect(report.error?.type).toBe('max-tokens')
+    expect(report.error?.message).toMatch(/used 360 tokens .*max-tokens \(300\)/)
+    expect(model!.requests.length).toBeLessThan(6)
+    expect(report.metrics.models['claude-sonnet-4.5']?.inputTokens).toBeGreaterThanOrEqual(300)
+    expect(result.summary).toContain('budget ran out')
+  })
+
   it('reasoning-effort reaches the model request', async () => {
-    const result = await runWith([complete], { 'reasoning-effort': 'high' })
+    // max-ai-credits goes to the CLI as sessionLimits.maxAiCredits: accepted (a BYOK run is not
+    // GitHub-billed, so the limit itself is never reached here).
+    const result = await runWith([complete], { 'reasoning-effort': 'high', 'max-ai-credits': '30' })
+    expect(result.report!.error?.message).toBeUndefined()
     expect(result.outputs.status).toBe('completed')
     const body = model!.requests[0]!.body as unknown as Record<string, unknown>
     expect(body.reasoning_effort).toBe('high')

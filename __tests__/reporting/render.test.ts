@@ -33,7 +33,8 @@ const HEADLINES: Record<RunStatus, string> = {
   incomplete: '### ⚠️ Copilot stopped before finishing',
   failed: '### ❌ Copilot run failed',
   'timed-out': '### ⏱ Copilot run timed out',
-  cancelled: '### 🛑 Copilot run was cancelled'
+  cancelled: '### 🛑 Copilot run was cancelled',
+  'budget-exceeded': '### 💸 Copilot run stopped: its budget ran out'
 }
 
 const PROBLEMS = '#### 🩺 What went wrong and how to fix it'

@@ -368,3 +368,31 @@ describe('bounds that must not change the outcome', () => {
     expect(JSON.stringify(report)).not.toContain('ghp_0123')
   })
 })
+
+describe('the token budget (max-tokens)', () => {
+  const usage = (input: number, output: number): RunInput =>
+    event('assistant.usage', { model: 'm', inputTokens: input, outputTokens: output })
+
+  it('stops the run once input + output tokens reach the budget', () => {
+    const s = createState({
+      startedAt: '2026-11-23T10:00:00.000Z',
+      policySource: 'p',
+      maxTokens: 1000
+    })
+    fold(s, { type: 'prompt-sent' })
+    fold(s, usage(400, 100))
+    expect(stopReason(s)).toBeUndefined()
+    fold(s, usage(450, 50))
+    expect(stopReason(s)).toEqual({ kind: 'budget', used: 1000, limit: 1000 })
+    const settled = settle(
+      fold(s, { type: 'ended', ending: { kind: 'budget', used: 1000, limit: 1000 } })
+    )
+    expect(settled.status).toBe('budget-exceeded')
+    expect(settled.error?.message).toContain('max-tokens (1,000)')
+  })
+
+  it('no budget, no stop', () => {
+    const s = state({ type: 'prompt-sent' }, usage(10_000_000, 1))
+    expect(stopReason(s)).toBeUndefined()
+  })
+})

@@ -125,3 +125,14 @@ describe('settings for the model and the repair loop', () => {
     expect(() => read({ prompt: 'x', 'verify-retries': '1.5' })).toThrow(/verify-retries/)
   })
 })
+
+describe('settings for budgets', () => {
+  it('max-tokens is a whole number; max-ai-credits a positive number; both unset by default', () => {
+    const set = read({ prompt: 'x', 'max-tokens': '200000', 'max-ai-credits': '42.5' })
+    expect([set.maxTokens, set.maxAiCredits]).toEqual([200_000, 42.5])
+    expect(() => read({ prompt: 'x', 'max-ai-credits': '5' })).toThrow(/at least 30/)
+    const unset = read({ prompt: 'x' })
+    expect([unset.maxTokens, unset.maxAiCredits]).toEqual([undefined, undefined])
+    expect(() => read({ prompt: 'x', 'max-tokens': '1e6' })).toThrow(/Input 'max-tokens'/)
+  })
+})

@@ -62,6 +62,7 @@ export interface RepositoryConfigOptions {
 export interface CreateSessionOptions {
   model?: string
   reasoningEffort?: string
+  maxAiCredits?: number
   workingDirectory: string
   maxAutopilotContinues: number
   /** Ask the action before leaving plan mode (plan-first runs). */
@@ -149,6 +150,9 @@ export class CopilotApi implements SessionApi {
       {
         ...(options.model ? { model: options.model } : {}),
         ...(options.reasoningEffort ? { reasoningEffort: options.reasoningEffort } : {}),
+        ...(options.maxAiCredits === undefined
+          ? {}
+          : { sessionLimits: { maxAiCredits: options.maxAiCredits } }),
         workingDirectory: options.workingDirectory,
         requestPermission: true,
         streaming: false,

@@ -64,7 +64,8 @@ const STATUS: Record<RunStatus, string> = {
   incomplete: '⚠️ Copilot stopped before finishing',
   failed: '❌ Copilot run failed',
   'timed-out': '⏱ Copilot run timed out',
-  cancelled: '🛑 Copilot run was cancelled'
+  cancelled: '🛑 Copilot run was cancelled',
+  'budget-exceeded': '💸 Copilot run stopped: its budget ran out'
 }
 
 export const BAD_POLICY_HEADLINE = '❌ The policy file is invalid'
@@ -232,6 +233,9 @@ function knownFix(view: View): string | null {
   const message = report.error?.message ?? ''
   const type = report.error?.type ?? ''
   if (report.status === 'completed') return null
+  if (type === 'max-tokens') {
+    return 'Raise `max-tokens`, or give the agent a smaller task.'
+  }
   if (type === 'hang') {
     return 'Re-run the job; if the agent runs long silent commands, raise `idle-timeout-minutes`.'
   }

@@ -15,7 +15,8 @@ export const RUN_STATUSES = [
   'incomplete',
   'failed',
   'timed-out',
-  'cancelled'
+  'cancelled',
+  'budget-exceeded'
 ] as const
 export type RunStatus = (typeof RUN_STATUSES)[number]
 

@@ -85,6 +85,8 @@ export type Ending =
   | { kind: 'session-error' }
   | { kind: 'sandbox-failed' }
   | { kind: 'timeout'; limitMs: number }
+  /** The run's token budget (max-tokens) ran out. */
+  | { kind: 'budget'; used: number; limit: number }
   | { kind: 'hang'; quietMs: number }
   | { kind: 'cancelled'; during: 'setup' | 'agent' | 'verify' }
   | { kind: 'cli-exit'; message: string }
@@ -146,6 +148,8 @@ export interface StateOptions {
   /** For the failure messages: the limits the run was given. */
   maxAutopilotContinues?: number
   commandTimeoutMs?: number
+  /** max-tokens: input + output tokens over all models; the run stops when it is reached. */
+  maxTokens?: number
 }
 
 interface PendingTool {
@@ -401,13 +405,25 @@ export function fold(state: RunState, input: RunInput): RunState {
  */
 export function stopReason(
   state: RunState
-): Extract<Ending, { kind: 'idle' | 'session-error' | 'sandbox-failed' }> | undefined {
+): Extract<Ending, { kind: 'idle' | 'session-error' | 'sandbox-failed' | 'budget' }> | undefined {
   if (state.sandboxRequired && state.sandboxFailure !== undefined) return { kind: 'sandbox-failed' }
+  const limit = state.options.maxTokens
+  if (limit !== undefined && state.phase === 'working') {
+    const used = tokensUsed(state)
+    if (used >= limit) return { kind: 'budget', used, limit }
+  }
   // The CLI has already retried; some versions let autopilot prompt again and again after an
   // error. The run ends at the first one, the same way on every version.
   if (state.sessionErrorWhileWorking && state.phase === 'working') return { kind: 'session-error' }
   if (state.phase === 'idle') return { kind: 'idle' }
   return undefined
+}
+
+/** Input + output tokens so far, over all models, from the usage events. */
+export function tokensUsed(state: RunState): number {
+  let total = 0
+  for (const usage of state.eventModels.values()) total += usage.inputTokens + usage.outputTokens
+  return total
 }
 
 /** Whether the agent's task_complete stands (called, and not refused by the CLI). */
@@ -466,6 +482,14 @@ export function settle(state: RunState): Settled {
         error: {
           message: `The agent went silent: no event for ${minutes(ending.quietMs)} while it was working (idle-timeout-minutes). The model endpoint may be hanging.`,
           type: 'hang'
+        }
+      }
+    case 'budget':
+      return {
+        status: 'budget-exceeded',
+        error: {
+          message: `The agent used ${ending.used.toLocaleString('en-US')} tokens (input + output, all models), reaching max-tokens (${ending.limit.toLocaleString('en-US')}): the session was stopped.`,
+          type: 'max-tokens'
         }
       }
     case 'sandbox-failed':

@@ -36,6 +36,8 @@ export interface RunOptions {
   workingDirectory: string
   model?: string
   reasoningEffort?: string
+  /** The CLI's own spending limit for the session (`sessionLimits.maxAiCredits`). */
+  maxAiCredits?: number
   /** Verify and repair: how often a failing verify goes back to the agent. */
   verifyRetries?: number
   /** A BYOK provider; without one the GitHub sign-in is checked before prompting. */
@@ -245,6 +247,9 @@ export class Run {
       return await api.create({
         ...(this.options.model ? { model: this.options.model } : {}),
         ...(this.options.reasoningEffort ? { reasoningEffort: this.options.reasoningEffort } : {}),
+        ...(this.options.maxAiCredits === undefined
+          ? {}
+          : { maxAiCredits: this.options.maxAiCredits }),
         workingDirectory: this.options.workingDirectory,
         maxAutopilotContinues: this.options.maxAutopilotContinues,
         requestExitPlanMode: this.options.planFirst,
@@ -296,6 +301,12 @@ export class Run {
         break
       case 'session-error':
       case 'sandbox-failed':
+        await this.abort()
+        break
+      case 'budget':
+        log.warning(
+          `The agent used ${ending.used} tokens, reaching max-tokens (${ending.limit}); stopping the session`
+        )
         await this.abort()
         break
       case 'idle':
