@@ -214,6 +214,13 @@ async function runAgent(
     stopped = cli?.stop()
   }
   showProgress()
+  if (settings.maxTokens !== undefined && recorder.state.eventModels.size === 0) {
+    if (recorder.state.sessionId !== null) {
+      core.warning(
+        'max-tokens was set, but the Copilot CLI reported no token usage for this run, so the budget could not be enforced.'
+      )
+    }
+  }
   try {
     await working
     await live?.stop()

@@ -97,6 +97,18 @@ function positiveNumber(name: string, raw: string, fallback: number, integer = f
   return value
 }
 
+/** verify-retries: a whole number up to MAX_VERIFY_RETRIES. */
+export const MAX_VERIFY_RETRIES = 10
+function verifyRetries(raw: string): number {
+  const retries = positiveNumber('verify-retries', raw, 0, true)
+  if (retries > MAX_VERIFY_RETRIES) {
+    throw new UserError(
+      `Input 'verify-retries' must be at most ${MAX_VERIFY_RETRIES}, got '${raw}'. Fix the 'with:' block of the step.`
+    )
+  }
+  return retries
+}
+
 /** The smallest session limit the Copilot CLI accepts (measured on 1.0.102). */
 export const MIN_AI_CREDITS = 30
 
@@ -243,7 +255,7 @@ export function readSettings(input: InputReader, env: NodeJS.ProcessEnv = proces
             'medium'
           )
         }),
-    verifyRetries: positiveNumber('verify-retries', input('verify-retries'), 0, true),
+    verifyRetries: verifyRetries(input('verify-retries')),
     ...(input('max-tokens') === ''
       ? {}
       : { maxTokens: positiveNumber('max-tokens', input('max-tokens'), 0, true) }),

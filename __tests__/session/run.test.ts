@@ -466,3 +466,30 @@ describe('Run: verify and repair', () => {
     expect(fake.calls.filter((c) => c.method === 'send')).toHaveLength(1)
   })
 })
+
+describe('Run: endings during a repair turn', () => {
+  it('cancelling while the agent repairs aborts the session', async () => {
+    const cancel = new AbortController()
+    const fake = new FakeSession([
+      ...done.slice(0, 1),
+      { wait: 100 },
+      ...done.slice(1),
+      { wait: 60_000 }
+    ])
+    let sends = 0
+    fake.onEvent(() => undefined)
+    const original = fake.send.bind(fake)
+    fake.send = (sessionId: string, prompt: string) => {
+      sends++
+      if (sends === 2) setTimeout(() => cancel.abort(), 50)
+      return original(sessionId, prompt)
+    }
+    const { report } = await drive(fake, {
+      signal: cancel.signal,
+      verifyRetries: 1,
+      verifyCommands: ['exit 1']
+    })
+    expect(report.status).toBe('cancelled')
+    expect(fake.methods()).toContain('abort')
+  })
+})

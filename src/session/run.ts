@@ -184,6 +184,7 @@ export class Run {
     await api.send(sessionId, this.options.prompt)
     log.info('Prompt sent; the agent is working in autopilot')
 
+    this.deadline = Date.now() + this.options.timeoutMs
     const ending = await waitForEnd({
       state: recorder.state,
       onChange: (listener) => recorder.onChange(listener),
@@ -240,6 +241,8 @@ export class Run {
   }
 
   private sandboxWarned = false
+  /** When timeout-minutes runs out for the agent (set when the prompt is sent). */
+  private deadline = Number.POSITIVE_INFINITY
 
   private async createSession(): Promise<CreateSessionResult> {
     const { api, tokenRegistration } = this.options
@@ -311,7 +314,13 @@ export class Run {
         break
       case 'idle':
         ending = await this.verifyAndRepair()
-        if (ending.kind !== 'idle' && ending.kind !== 'cancelled') return await this.close(ending)
+        // An ending of a repair turn (not of the verify commands) is closed like any other.
+        if (
+          ending.kind !== 'idle' &&
+          !(ending.kind === 'cancelled' && ending.during === 'verify')
+        ) {
+          return await this.close(ending)
+        }
         break
       default:
         break
@@ -349,17 +358,19 @@ export class Run {
       this.lastEventAt = Date.now()
       recorder.record({ type: 'prompt-sent' })
       await api.send(sessionId, prompt)
+      // timeout-minutes bounds the agent's work over all its turns, repairs included.
       const ending = await waitForEnd({
         state: recorder.state,
         onChange: (listener) => recorder.onChange(listener),
         lastEventAt: () => this.lastEventAt,
-        timeoutMs: this.options.timeoutMs,
+        timeoutMs: Math.max(1, this.deadline - Date.now()),
         idleTimeoutMs: this.options.idleTimeoutMs,
         paused: () => recorder.state.asks.size > 0,
         signal,
         cliExited: this.options.cliExited
       })
       this.questions.abort()
+      if (ending.kind === 'timeout') return { kind: 'timeout', limitMs: this.options.timeoutMs }
       if (ending.kind !== 'idle') return ending
     }
   }
