@@ -175,15 +175,9 @@ export class Permissions {
       return
     }
     if (!asker) {
-      const reason =
+      notAsked(
         this.options.noAskerReason ?? 'there is no pull request or issue to ask a maintainer on'
-      this.send(sessionId, requestId, request, deniedAsk(decision, reason), {
-        id: question.id,
-        verdict: 'unavailable',
-        askedAt,
-        answeredAt: askedAt,
-        reason
-      })
+      )
       return
     }
     log.info(
