@@ -1,6 +1,7 @@
-import { writeFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { compilePolicy, loadPolicy, PolicyError } from '../../src/policy/index.js'
+import { BUILT_IN_IDS } from '../../src/policy/schema.js'
 import { locateWasm } from '../../src/policy/wasm.js'
 import { EXAMPLE_POLICY, shell, tempWorkspace } from './helpers.js'
 
@@ -233,5 +234,18 @@ describe('wasm files', () => {
     expect(() => locateWasm('nothing.wasm', 'file:///nowhere/index.js')).toThrow(
       /cannot find nothing\.wasm/
     )
+  })
+})
+
+describe('built-in rule ids', () => {
+  it('are the ids policy/README.md lists, and all reserved', () => {
+    const readme = readFileSync(new URL('../../policy/README.md', import.meta.url), 'utf8')
+    const section = readme.slice(readme.indexOf('### Built-in rule ids'))
+    const listed = [
+      ...section.slice(0, section.indexOf('\n### ', 5)).matchAll(/^\| `([a-z-]+)` /gm)
+    ]
+      .map((m) => m[1])
+      .sort()
+    expect(listed).toEqual([...BUILT_IN_IDS].sort())
   })
 })

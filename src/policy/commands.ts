@@ -3411,11 +3411,108 @@ const NPM_RUNS_CODE: Readonly<Record<string, string>> = {
 
 const NPX_VALUE = new Set(['package', 'call', 'prefix', 'cache', 'userconfig', 'workspace'])
 
+/**
+ * npm's commands and their aliases: the first of these among the operands is the subcommand.
+ * Another word before it is an option's value (`npm --prefix x config set …`), since npm refuses
+ * an unknown command.
+ */
+const NPM_COMMANDS = new Set(
+  (
+    'access adduser add-user audit bugs issues cache ci clean-install ic install-clean ' +
+    'isntall-clean completion config c get set dedupe ddp deprecate diff dist-tag dist-tags docs ' +
+    'home doctor edit exec x explain why explore find-dupes fund help hlep help-search hook init ' +
+    'create innit install i in ins inst insta instal isnt isnta isntal isntall add ' +
+    'install-ci-test cit clean-install-test sit install-test it link ln login logout ls list la ' +
+    'll org ogr outdated owner author pack ping pkg prefix profile prune publish query rebuild rb ' +
+    'repo restart root run run-script rum urn sbom search find s se shrinkwrap star stars start ' +
+    'stop team token test t tst undeprecate uninstall unlink remove rm r un unpublish unstar ' +
+    'update up upgrade udpate version verison view info show v whoami'
+  ).split(' ')
+)
+
+/** Subcommands that install into (or remove from) the prefix: `node_modules`, the lock file. */
+const NPM_INSTALLS = new Set(
+  (
+    'ci clean-install ic install-clean isntall-clean dedupe ddp install i in ins inst insta ' +
+    'instal isnt isnta isntal isntall add install-ci-test cit clean-install-test sit ' +
+    'install-test it link ln prune rebuild rb uninstall unlink remove rm r un update up ' +
+    'upgrade udpate'
+  ).split(' ')
+)
+
+/** Options naming the directory npm, pnpm or yarn works in (where they install). */
+const NPM_DIRECTORY = new Set(['prefix', 'dir', 'cwd', 'modules-folder', 'global-dir'])
+
+/**
+ * npm's options that take the next word as their value (their type has no Boolean; from
+ * @npmcli/config's definitions), and the short options that stand for one of them. nopt also
+ * expands an unambiguous abbreviation (`--pre x`), so an option that begins one of these may
+ * take a value too.
+ */
+const NPM_VALUE_OPTIONS = (
+  '_auth access allow-directory allow-file allow-git allow-remote allow-scripts also ' +
+  'audit-level auth-type before browser ca cache cache-max cache-min cafile call cert cidr color ' +
+  'cpu depth diff diff-dst-prefix diff-src-prefix diff-unified editor expect-result-count ' +
+  'expect-results expires fetch-retries fetch-retry-factor fetch-retry-maxtimeout ' +
+  'fetch-retry-mintimeout fetch-timeout git globalconfig heading https-proxy include ' +
+  'init-author-email init-author-name init-author-url init-license init-module init-type ' +
+  'init-version install-strategy key libc local-address location lockfile-version loglevel ' +
+  'logs-dir logs-max name maxsockets message min-release-age node-gyp node-options noproxy omit ' +
+  'only orgs optional os otp package pack-destination packages prefix preid provenance-file ' +
+  'proxy registry replace-registry-host save-prefix sbom-format sbom-type scope scopes ' +
+  'script-shell searchexclude searchlimit searchopts searchstaleness shell tag ' +
+  'tag-version-prefix umask user-agent userconfig viewer which workspace ' +
+  // pnpm and yarn
+  'dir cwd filter modules-folder global-dir reporter network-timeout mutex'
+).split(' ')
+
+/** Whether `--key` (written without `=`) may take the next word as its value. */
+function npmMayTakeValue(key: string): boolean {
+  return NPM_VALUE_OPTIONS.some((o) => o.startsWith(key)) || /^@[^:]+:registry$/.test(key)
+}
+
+/** npm's short options for a directory (`-C dir`): the rest of the word, or the next word. */
+const NPM_DIRECTORY_SHORT = '-C'
+
+/**
+ * The words that may be the subcommand. A word right after an option that may take a value may
+ * be that value, so the next one may be the subcommand too; npm refuses an unknown command, so
+ * an unknown word there is a value. Every candidate is checked: the parse cannot be wrong in a
+ * way that lets one through.
+ */
+function npmSubcommands(words: readonly ShellWord[], name: string): number[] {
+  const candidates: number[] = []
+  let valued = false
+  for (let i = 1; i < words.length; i++) {
+    const w = words[i] as ShellWord
+    const t = w.literal ? w.text : w.prefix
+    if (t === '--') break
+    if (t.startsWith('-') && t.length > 1) {
+      if (!w.literal) return candidates
+      const eq = t.indexOf('=')
+      valued = t.startsWith('--')
+        ? eq < 0 && npmMayTakeValue(t.slice(2).toLowerCase().replace(UNDERSCORES, '-'))
+        : true // a short option (or several): any may stand for one with a value
+      continue
+    }
+    if (!w.literal) return candidates
+    candidates.push(i)
+    const unknown = name === 'npm' && !NPM_COMMANDS.has(t)
+    if (!valued && !unknown) return candidates
+    valued = false
+  }
+  return candidates
+}
+
 function npmEffects(words: readonly ShellWord[], name: string): CommandEffect[] {
   const out: CommandEffect[] = []
   const npx = name === 'npx'
-  let exec = npx
-  let subcommand: string | undefined
+  const subcommands = npx ? [] : npmSubcommands(words, name)
+  const named = (...names: string[]) =>
+    subcommands.filter((i) => names.includes((words[i] as ShellWord).text))
+  const exec = npx || named('exec', 'x').length > 0
+  const directories: ShellWord[] = []
+  let global = false
   for (let i = 1; i < words.length; i++) {
     const w = words[i] as ShellWord
     if (!w.literal) {
@@ -3442,7 +3539,8 @@ function npmEffects(words: readonly ShellWord[], name: string): CommandEffect[] 
       const eq = t.indexOf('=')
       let key = (eq < 0 ? t.slice(2) : t.slice(2, eq)).toLowerCase().replace(UNDERSCORES, '-')
       if (key.startsWith('config.')) key = key.slice('config.'.length) // pnpm --config.KEY=VALUE
-      const value = eq < 0 ? words[i + 1] : lit(t.slice(eq + 1))
+      const attached = t.slice(eq + 1)
+      const value = eq < 0 ? words[i + 1] : lit(attached, attached.startsWith('~'))
       const option = npmCodeConfig(key)
       if (option !== undefined && !(option === 'node-options' && harmlessNodeOptions(value))) {
         out.push(
@@ -3454,6 +3552,17 @@ function npmEffects(words: readonly ShellWord[], name: string): CommandEffect[] 
       }
       if (exec && key === 'package')
         out.push(network(`${name} --package downloads and runs a package`))
+      if (value !== undefined) {
+        if (NPM_DIRECTORY.has(key) || (key.length >= 4 && 'prefix'.startsWith(key))) {
+          directories.push(value)
+        }
+        // --registry, --@scope:registry: where packages (and their install scripts) come from
+        if ((key.length >= 3 && 'registry'.startsWith(key)) || /^@[^:]+:registry$/.test(key)) {
+          out.push(urlEffect(`${name} --${key}`, value, []))
+        }
+        if ('location'.startsWith(key) && key.length >= 3 && value.text === 'global') global = true
+      }
+      if (key === 'global' && (eq < 0 || attached !== 'false')) global = true
       if (npx && eq < 0 && NPX_VALUE.has(key)) i++
       continue
     }
@@ -3462,20 +3571,46 @@ function npmEffects(words: readonly ShellWord[], name: string): CommandEffect[] 
         out.push(runsCode(`${name} -c runs a shell command`))
       if (exec && t === '-p' && name !== 'yarn')
         out.push(network(`${name} -p downloads and runs a package`))
+      if (name !== 'yarn' && /^-[A-Za-z]*g/.test(t)) global = true
+      if (t === NPM_DIRECTORY_SHORT && words[i + 1] !== undefined) {
+        directories.push(words[i + 1] as ShellWord)
+      } else if (t.startsWith(NPM_DIRECTORY_SHORT) && t.length > 2) {
+        directories.push(lit(t.slice(2), t.startsWith('-C~')))
+      }
+      if (name === 'npm' && t === '-L' && words[i + 1]?.text === 'global') global = true
       if (npx && (t === '-c' || t === '-p')) i++
       continue
     }
     // npx: the first operand is the command, and the words after it are its own
     if (npx) break
-    if (subcommand === undefined) {
-      subcommand = t
-      if (t === 'exec' || t === 'x') exec = true
-      if (t === 'dlx') out.push(network(`${name} dlx downloads and runs a package`))
-      const what = NPM_RUNS_CODE[t]
-      if (what !== undefined) out.push(runsCode(`${name} ${t} ${what}`))
-    } else if (subcommand === 'config' && (t === 'set' || t === 'edit' || t === 'delete')) {
-      out.push(runsCode(`${name} config ${t} ${NPM_RUNS_CODE.set ?? ''}`))
-      subcommand = 'config-done'
+  }
+  for (const i of subcommands) {
+    const t = (words[i] as ShellWord).text
+    if (t === 'dlx') out.push(network(`${name} dlx downloads and runs a package`))
+    const what = NPM_RUNS_CODE[t]
+    if (what !== undefined) out.push(runsCode(`${name} ${t} ${what}`))
+  }
+  for (const i of named('config', 'c')) {
+    const change = words
+      .slice(i + 1)
+      .find((w) => w.literal && (w.text === 'set' || w.text === 'edit' || w.text === 'delete'))
+    if (change !== undefined) {
+      out.push(runsCode(`${name} config ${change.text} ${NPM_RUNS_CODE.set ?? ''}`))
+    }
+  }
+  const installs =
+    (subcommands.length === 0 && (name === 'pnpm' || name === 'yarn')) || // bare `pnpm`, `yarn`
+    subcommands.some((i) => NPM_INSTALLS.has((words[i] as ShellWord).text)) ||
+    (name === 'yarn' && named('global').length > 0)
+  if (name === 'yarn' && named('global').length > 0) global = true // yarn global add
+  if (installs) {
+    for (const d of directories) out.push(write(`${name} --prefix`, d, true))
+    if (global) {
+      out.push(
+        writesUnknown(
+          `${name} installing globally writes into the global prefix, outside the working directory`
+        )
+      )
     }
   }
   return out

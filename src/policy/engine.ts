@@ -242,6 +242,14 @@ const EXPLICITLY_ALLOWABLE: ReadonlySet<string> = new Set([
 
 /** Redirect targets that are never files. */
 const NULL_DEVICES = new Set(['/dev/null', '/dev/stdout', '/dev/stderr'])
+/** Input redirections that read no file. */
+const INPUT_DEVICES = new Set([
+  '/dev/null',
+  '/dev/stdin',
+  '/dev/zero',
+  '/dev/urandom',
+  '/dev/random'
+])
 
 /** How many directories a command's `cd`s may lead to before relative paths are unknown. */
 const MAX_CD_BASES = 16
@@ -749,8 +757,10 @@ export class PolicyEngine implements Policy {
       case 'write':
         return segment(
           oneLine(item.text),
-          this.writeTargetVerdicts(item.target, bases, item.subtree === true)
+          this.targetVerdicts('write', item.target, bases, item.subtree === true)
         )
+      case 'read':
+        return segment(oneLine(item.text), this.inputVerdicts(item.target, bases))
       case 'url':
         return segment(oneLine(item.text), this.urlVerdicts(item.target))
     }
@@ -778,7 +788,12 @@ export class PolicyEngine implements Policy {
     const withAssignments = (t: string) => (assigned !== '' ? `${assigned} ${t}` : undefined)
     const allowText = withAssignments(command.text) ?? command.text
     const denyTexts = literal
-      ? [command.text, withBase(command.text), withAssignments(command.text)]
+      ? [
+          command.text,
+          withBase(command.text),
+          withAssignments(command.text),
+          ...withoutOptions(command.words).flatMap((t) => [t, withBase(t)])
+        ]
       : []
     const denyPrefixes = literal ? [] : [known, withBase(known), withAssignments(known)]
     return this.match(
@@ -1021,8 +1036,31 @@ export class PolicyEngine implements Policy {
     return out
   }
 
-  private writeTargetVerdicts(
-    target: ShellCommand['words'][number],
+  /**
+   * A file the shell opens for a command to read (`npm test < f`): the read rules decide, as for
+   * the CLI's own read tools. Inside the working directory the CLI reads without asking, so a
+   * path there no rule names is allowed; a deny or ask read rule holds it back everywhere.
+   */
+  private inputVerdicts(target: ShellWord, bases: string[] | undefined): Verdicts {
+    const verdicts = this.targetVerdicts('read', target, bases)
+    if (verdicts.decision !== 'deny' || verdicts.rule !== 'default') return verdicts
+    const expanded = expandTilde(target.text, target.tilde) ?? target.text
+    const inside = (path.isAbsolute(expanded) ? [this.lexicalRoot] : (bases ?? [])).every((b) =>
+      this.pathCandidates(expanded, [b]).every((c) => this.insideRoot(c))
+    )
+    if (!inside) return verdicts
+    return {
+      decision: 'allow',
+      rule: 'workspace-read',
+      reason: 'the CLI reads inside the working directory without asking',
+      matched: []
+    }
+  }
+
+  /** A file a command writes or reads, against the `write` or `read` rules. */
+  private targetVerdicts(
+    matcher: 'write' | 'read',
+    target: ShellWord,
     bases: string[] | undefined,
     subtree = false
   ): Verdicts {
@@ -1043,7 +1081,8 @@ export class PolicyEngine implements Policy {
         matched: []
       }
     }
-    if (path.isAbsolute(expanded) && NULL_DEVICES.has(path.normalize(expanded))) {
+    const devices = matcher === 'write' ? NULL_DEVICES : INPUT_DEVICES
+    if (path.isAbsolute(expanded) && devices.has(path.normalize(expanded))) {
       return { decision: 'allow', rule: 'null-device', matched: [] }
     }
     if (!path.isAbsolute(expanded) && bases === undefined) {
@@ -1055,9 +1094,11 @@ export class PolicyEngine implements Policy {
       }
     }
     const results = (path.isAbsolute(expanded) ? [this.lexicalRoot] : (bases ?? [])).map((b) =>
-      this.pathVerdicts('write', expanded, b, subtree)
+      this.pathVerdicts(matcher, expanded, b, subtree)
     )
+    // from each directory the command's `cd`s may leave it in; a policy rule's denial first
     return (
+      results.find((r) => r.decision === 'deny' && this.ruleIds.has(r.rule)) ??
       results.find((r) => r.decision === 'deny') ??
       results.find((r) => r.decision === 'ask') ??
       (results[0] as Verdicts)
@@ -1215,15 +1256,56 @@ function linkMaker(items: ShellItem[]): ShellCommand | undefined {
   return undefined
 }
 
-/** Whether the request writes a file through a command other than `command` (or a redirection). */
+/**
+ * Whether the request writes a file through a command other than `command` (or a redirection),
+ * or reads one through an input redirection.
+ */
 function writesBesides(items: ShellItem[], command: ShellCommand): boolean {
   let owner: ShellCommand | undefined
   for (const item of items) {
     if (item.type === 'command') owner = item.command
     else if (item.type === 'write' && owner !== command) return true
-    else if (item.type === 'write' && !item.text.includes(':')) return true // a redirection
+    else if (item.type === 'write' && !item.text.includes(':'))
+      return true // a redirection
+    else if (item.type === 'read') return true // a link made first is read through
   }
   return false
+}
+
+/**
+ * The command with its options left out, so that a deny or ask rule naming a subcommand
+ * (`npm publish*`, `gh pr merge*`) also catches it behind options (`npm --registry=x publish`,
+ * `gh -R o/r pr merge`, `gh pr -R o/r merge`). Which options take a value is not known for every
+ * program, so both readings are tried: each option a flag, and each option without `=` followed
+ * by its value. Both only drop words, so they can only make deny and ask rules match more.
+ */
+function withoutOptions(words: readonly ShellWord[]): string[] {
+  const flags: string[] = []
+  const valued: string[] = []
+  let options = true
+  let dropped = false
+  for (let i = 0; i < words.length; i++) {
+    const t = (words[i] as ShellWord).text
+    if (i === 0 || !options || t === '-' || !t.startsWith('-')) {
+      flags.push(t)
+      valued.push(t)
+      continue
+    }
+    dropped = true
+    if (t === '--') {
+      options = false
+      continue
+    }
+    if (!t.includes('=') && i + 1 < words.length) {
+      // the next word, as this option's value (it stays in the flags reading)
+      const next = (words[i + 1] as ShellWord).text
+      if (!next.startsWith('-')) {
+        flags.push(next)
+        i++
+      }
+    }
+  }
+  return dropped ? [...new Set([flags.join(' '), valued.join(' ')])] : []
 }
 
 function expandTilde(text: string, tilde: boolean): string | undefined {

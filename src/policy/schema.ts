@@ -25,8 +25,20 @@ export const BUILT_IN_IDS = [
   'unknown-kind',
   'outside-workspace',
   'invalid-request',
-  'assignment',
-  'null-device'
+  'null-device',
+  'workspace-read',
+  'evaluates-code',
+  'protected-variable',
+  'network-redirect',
+  'sensitive-path',
+  'runner-files',
+  'runs-code',
+  'network',
+  'dynamic-argument',
+  'writes-unknown',
+  'reads-secret',
+  'hard-link',
+  'links-then-writes'
 ] as const
 
 export const RULE_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/

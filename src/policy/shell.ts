@@ -63,6 +63,8 @@ export type ShellItem =
   | { type: 'assignment'; text: string; assignments: string[] }
   /** A file the command writes: a redirection target, a `tee` argument, ... */
   | { type: 'write'; text: string; target: ShellWord; subtree?: boolean }
+  /** A file the shell opens for the command to read: an input redirection (`< f`, `3< f`). */
+  | { type: 'read'; text: string; target: ShellWord }
   /** A URL the command reaches (`curl https://…`): checked against `url` rules. */
   | { type: 'url'; text: string; target: ShellWord }
   | { type: 'problem'; id: ShellProblemId; text: string; reason: string }
@@ -671,8 +673,10 @@ class Analyzer {
     }
     const why = sensitiveWordReason(target)
     if (why !== undefined) this.problem('sensitive-path', node.text, why)
-    if (!['>', '>>', '>|', '&>', '&>>', '>&', '<>'].includes(operator)) return
-    this.write(`${descriptor}${operator} ${target.text}`, target)
+    const text = `${descriptor}${operator} ${target.text}`
+    // `<>` opens the file for reading and writing
+    if (['<', '<&', '<>'].includes(operator)) this.items.push({ type: 'read', text, target })
+    if (['>', '>>', '>|', '&>', '&>>', '>&', '<>'].includes(operator)) this.write(text, target)
   }
 
   private write(text: string, target: ShellWord): void {
