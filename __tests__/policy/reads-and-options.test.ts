@@ -16,8 +16,8 @@ import { compile, shell, tempWorkspace, writeFiles } from './helpers.js'
 const POLICY = `version: 1
 default: deny
 rules:
-  - { id: tests, decision: allow, shell: ["npm test", "npm *", "gh *", "git *", "yarn *", "pnpm *"] }
-  - { id: no-publish, decision: deny, shell: ["npm publish*", "gh pr merge*", "git push*"] }
+  - { id: tests, decision: allow, shell: ["npm test", "npm *", "gh *", "git *", "yarn *", "pnpm *", "cargo *"] }
+  - { id: no-publish, decision: deny, shell: ["npm publish*", "gh pr merge*", "git push*", "cargo publish*"] }
   - { id: ask-release, decision: ask, shell: ["gh release *"] }
   - { id: ask-install, decision: ask, shell: ["npm install *"] }
   - { id: secrets, decision: deny, read: ["secrets/**"] }
@@ -100,6 +100,24 @@ describe('a deny or ask rule naming a subcommand catches it behind options', () 
     expect(decide(command)).toEqual([decision, rule])
   })
 
+  it.each<[string, string, string]>([
+    // options only known at run time are left out as well
+    ['gh -R "$REPO" pr merge 1', 'deny', 'no-publish'],
+    ['gh --repo=$R pr merge', 'deny', 'no-publish'],
+    ['npm --registry=$R publish', 'deny', 'no-publish'],
+    ['npm --otp=$(cat src/otp) publish', 'deny', 'no-publish'],
+    ['npm --loglevel=$L install x', 'ask', 'ask-install'],
+    // npm's abbreviations and aliases are its commands
+    ['npm pub', 'deny', 'no-publish'],
+    ['npm publ --tag next', 'deny', 'no-publish'],
+    ['npm i -S left-pad', 'ask', 'ask-install'],
+    ['npm add left-pad', 'ask', 'ask-install'],
+    ['npm isntall left-pad', 'ask', 'ask-install'],
+    ['cargo +nightly publish', 'deny', 'no-publish']
+  ])('%s → %s (%s)', (command, decision, rule) => {
+    expect(decide(command)).toEqual([decision, rule])
+  })
+
   it('leaves the commands around them to the allow rules', () => {
     expect(decide('gh -R o/r pr view 1')).toEqual(['allow', 'tests'])
     expect(decide('npm --workspace x test')).toEqual(['allow', 'tests'])
@@ -111,10 +129,11 @@ describe("npm's install location and registry", () => {
   it.each<[string, string, string]>([
     ['npm install --prefix /etc x', 'deny', 'outside-workspace'],
     ['npm install -C /etc x', 'deny', 'outside-workspace'],
-    ['npm install -C/etc x', 'deny', 'outside-workspace'],
     ['npm install --prefix=/etc x', 'deny', 'outside-workspace'],
     ['npm --prefix /etc install x', 'deny', 'outside-workspace'],
-    ['npm --pref /etc install x', 'deny', 'outside-workspace'],
+    ['npm --prefi /etc install x', 'deny', 'outside-workspace'],
+    ['npm i -sC /etc x', 'deny', 'outside-workspace'],
+    ['npm --loglevel="$L" ci --prefix /etc', 'deny', 'outside-workspace'],
     ['npm ci --prefix secrets', 'deny', 'default'],
     ['pnpm --dir /etc install', 'deny', 'outside-workspace'],
     ['yarn --cwd /etc add x', 'deny', 'outside-workspace'],

@@ -15,6 +15,7 @@
  * Not covered here: `tee` (shell.ts), `find -fprint/-fprint0/-fprintf/-fls` (recorded by
  * shell.ts's findRuns) and `find -exec/-ok`, `xargs`, `env`, ... (wrappers, shell.ts).
  */
+import { npmArgv, npmCommand, type NpmOption } from './npm.js'
 import type { ShellWord } from './shell.js'
 
 export type EffectProblemId =
@@ -58,6 +59,63 @@ export function commandEffects(words: readonly ShellWord[]): CommandEffect[] {
     seen += `|${e.id}|`
     return true
   })
+}
+
+/**
+ * Other spellings of the same command, for deny and ask rules: a rule naming a subcommand
+ * (`npm publish*`, `gh pr merge*`, `cargo publish*`) also catches it behind options
+ * (`npm --registry=x publish`, `gh -R o/r pr merge`, `gh pr -R "$R" merge`), a toolchain
+ * (`cargo +nightly publish`), or npm's abbreviations and aliases (`npm pub`, `npm i` for
+ * `npm install`). Which options take a value is not known for every program, so both readings
+ * are given: each option a flag, and each option without `=` followed by its value. Every
+ * spelling only drops words or names npm's command as npm reads it, so deny and ask rules only
+ * ever match more.
+ */
+export function commandSpellings(words: readonly ShellWord[]): ShellWord[][] {
+  const first = words[0]
+  if (first === undefined) return []
+  const flags: ShellWord[] = [first]
+  const valued: ShellWord[] = [first]
+  let options = true
+  let dropped = false
+  const program = first.text.slice(first.text.lastIndexOf('/') + 1)
+  for (let i = 1; i < words.length; i++) {
+    const w = words[i] as ShellWord
+    const t = w.literal ? w.text : w.prefix
+    const option = options && t.startsWith('-') && t !== '-'
+    const toolchain = options && i === 1 && t.startsWith('+') && /^(cargo|rustup)$/.test(program)
+    if (!option && !toolchain) {
+      flags.push(w)
+      valued.push(w)
+      continue
+    }
+    dropped = true
+    if (t === '--') {
+      options = false
+      continue
+    }
+    const next = words[i + 1]
+    if (option && !t.includes('=') && next !== undefined) {
+      const n = next.literal ? next.text : next.prefix
+      if (!(n.startsWith('-') && n !== '-')) {
+        flags.push(next) // the next word, as this option's value, stays in the flags reading
+        i++
+      }
+    }
+  }
+  const out: ShellWord[][] = dropped ? [flags, valued] : []
+  if (program === 'npm') {
+    // as npm reads it: its options left out, its command by its own name
+    const argv = npmArgv(words)
+    const operands = argv.operands.map((i) => words[i] as ShellWord)
+    const command = operands[0]
+    if (argv.dynamic.length === 0 && command !== undefined) {
+      const name = npmCommand(command.text) ?? command.text
+      const rest = argv.dashDash === undefined ? [] : words.slice(argv.dashDash)
+      out.push([first, lit(name), ...operands.slice(1), ...rest])
+    }
+  }
+  return out
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -3411,76 +3469,187 @@ const NPM_RUNS_CODE: Readonly<Record<string, string>> = {
 
 const NPX_VALUE = new Set(['package', 'call', 'prefix', 'cache', 'userconfig', 'workspace'])
 
-/**
- * npm's commands and their aliases: the first of these among the operands is the subcommand.
- * Another word before it is an option's value (`npm --prefix x config set …`), since npm refuses
- * an unknown command.
- */
-const NPM_COMMANDS = new Set(
-  (
-    'access adduser add-user audit bugs issues cache ci clean-install ic install-clean ' +
-    'isntall-clean completion config c get set dedupe ddp deprecate diff dist-tag dist-tags docs ' +
-    'home doctor edit exec x explain why explore find-dupes fund help hlep help-search hook init ' +
-    'create innit install i in ins inst insta instal isnt isnta isntal isntall add ' +
-    'install-ci-test cit clean-install-test sit install-test it link ln login logout ls list la ' +
-    'll org ogr outdated owner author pack ping pkg prefix profile prune publish query rebuild rb ' +
-    'repo restart root run run-script rum urn sbom search find s se shrinkwrap star stars start ' +
-    'stop team token test t tst undeprecate uninstall unlink remove rm r un unpublish unstar ' +
-    'update up upgrade udpate version verison view info show v whoami'
-  ).split(' ')
-)
+/** npm commands that install into (or remove from) the prefix: `node_modules`, the lock file. */
+const NPM_INSTALLS = new Set([
+  'ci',
+  'dedupe',
+  'install',
+  'install-ci-test',
+  'install-test',
+  'prune',
+  'rebuild',
+  'uninstall',
+  'update'
+])
 
-/** Subcommands that install into (or remove from) the prefix: `node_modules`, the lock file. */
-const NPM_INSTALLS = new Set(
-  (
-    'ci clean-install ic install-clean isntall-clean dedupe ddp install i in ins inst insta ' +
-    'instal isnt isnta isntal isntall add install-ci-test cit clean-install-test sit ' +
-    'install-test it link ln prune rebuild rb uninstall unlink remove rm r un update up ' +
-    'upgrade udpate'
-  ).split(' ')
-)
+/** npm commands that write the prefix's package.json (`npm pkg set`, `npm version`). */
+const NPM_WRITES_PACKAGE = new Set(['init', 'pkg', 'version'])
 
-/** Options naming the directory npm, pnpm or yarn works in (where they install). */
-const NPM_DIRECTORY = new Set(['prefix', 'dir', 'cwd', 'modules-folder', 'global-dir'])
-
-/**
- * npm's options that take the next word as their value (their type has no Boolean; from
- * @npmcli/config's definitions), and the short options that stand for one of them. nopt also
- * expands an unambiguous abbreviation (`--pre x`), so an option that begins one of these may
- * take a value too.
- */
-const NPM_VALUE_OPTIONS = (
-  '_auth access allow-directory allow-file allow-git allow-remote allow-scripts also ' +
-  'audit-level auth-type before browser ca cache cache-max cache-min cafile call cert cidr color ' +
-  'cpu depth diff diff-dst-prefix diff-src-prefix diff-unified editor expect-result-count ' +
-  'expect-results expires fetch-retries fetch-retry-factor fetch-retry-maxtimeout ' +
-  'fetch-retry-mintimeout fetch-timeout git globalconfig heading https-proxy include ' +
-  'init-author-email init-author-name init-author-url init-license init-module init-type ' +
-  'init-version install-strategy key libc local-address location lockfile-version loglevel ' +
-  'logs-dir logs-max name maxsockets message min-release-age node-gyp node-options noproxy omit ' +
-  'only orgs optional os otp package pack-destination packages prefix preid provenance-file ' +
-  'proxy registry replace-registry-host save-prefix sbom-format sbom-type scope scopes ' +
-  'script-shell searchexclude searchlimit searchopts searchstaleness shell tag ' +
-  'tag-version-prefix umask user-agent userconfig viewer which workspace ' +
-  // pnpm and yarn
-  'dir cwd filter modules-folder global-dir reporter network-timeout mutex'
-).split(' ')
-
-/** Whether `--key` (written without `=`) may take the next word as its value. */
-function npmMayTakeValue(key: string): boolean {
-  return NPM_VALUE_OPTIONS.some((o) => o.startsWith(key)) || /^@[^:]+:registry$/.test(key)
+/** A dynamic word in an npm, pnpm or yarn command line: what it could be read as. */
+function npmDynamicWord(w: ShellWord, name: string): CommandEffect | undefined {
+  const p = w.prefix
+  const body = p.replace(LEADING_DASHES, '')
+  const eq = body.indexOf('=')
+  if (p.startsWith('-') && eq >= 0) {
+    return npmCodeConfig(body.slice(0, eq).toLowerCase().replace(UNDERSCORES, '-')) !== undefined
+      ? dynamicArgument(name, w, 'configuration that runs code')
+      : undefined
+  }
+  if (p === '' || p === '-' || p === '--' || (p.startsWith('-') && npmCouldRunCode(body))) {
+    return dynamicArgument(name, w, 'an option that runs code (--node-options, --script-shell)')
+  }
+  return undefined
 }
 
-/** npm's short options for a directory (`-C dir`): the rest of the word, or the next word. */
-const NPM_DIRECTORY_SHORT = '-C'
+/** A code-running configuration an option sets, by npm's reading or a looser one. */
+function npmCodeOption(option: NpmOption, raw: string): string | undefined {
+  const loose = raw
+    .replace(LEADING_DASHES, '')
+    .split('=')[0]
+    ?.toLowerCase()
+    .replace(UNDERSCORES, '-')
+    .replace(/^config\./, '') // pnpm --config.KEY=VALUE
+  const code = npmCodeConfig(option.key) ?? (loose === undefined ? undefined : npmCodeConfig(loose))
+  if (code === undefined) return undefined
+  if (code === 'node-options' && harmlessNodeOptions(option.value)) return undefined
+  return code
+}
+
+/** Whether a directory word names the working directory itself (`--prefix .`). */
+function isWorkingDirectory(word: ShellWord): boolean {
+  return word.literal && /^\.?\/?$/.test(word.text.replace(/\/+$/, '/'))
+}
+
+/** npm itself, read as npm reads its words (npm.ts). */
+function npmCliEffects(words: readonly ShellWord[]): CommandEffect[] {
+  const name = 'npm'
+  const out: CommandEffect[] = []
+  const argv = npmArgv(words)
+  for (const i of argv.dynamic) {
+    if (argv.dashDash !== undefined && i > argv.dashDash) continue
+    const effect = npmDynamicWord(words[i] as ShellWord, name)
+    if (effect !== undefined) out.push(effect)
+  }
+  // The command: the first operand. A word only known at run time before it may be an option
+  // that takes the next word as its value, so then the second operand may be the command too.
+  const first = argv.operands[0]
+  const uncertain = first !== undefined && argv.dynamic.some((i) => i < first)
+  const candidates = argv.operands.slice(0, uncertain ? 2 : 1)
+  const commands = candidates.map((i) => {
+    const t = (words[i] as ShellWord).text
+    return { index: i, command: npmCommand(t) ?? t }
+  })
+  const is = (...names: string[]) => commands.some((c) => names.includes(c.command))
+  const exec = is('exec')
+
+  const directories: ShellWord[] = []
+  let global = false
+  for (const option of argv.options) {
+    const raw = (words[option.index] as ShellWord).text
+    const code = npmCodeOption(option, raw)
+    if (code !== undefined) {
+      out.push(
+        runsCode(
+          `npm ${raw} sets npm's ${code} configuration, which makes it run other code or load ` +
+            'other configuration'
+        )
+      )
+    }
+    const value = option.value
+    if (option.key === 'package' && exec) {
+      out.push(network('npm exec --package downloads and runs a package'))
+    }
+    if (option.key === 'global' && !option.negated && value?.text !== 'false') global = true
+    if (option.key === 'location' && value?.text === 'global') global = true
+    if (value === undefined) continue
+    if (option.key === 'prefix' && !isWorkingDirectory(value)) directories.push(value)
+    if (option.key === 'registry' || /^@[^:]+:registry$/.test(option.key)) {
+      out.push(urlEffect(`npm --${option.key}`, value, []))
+    }
+    if (option.key === 'pack-destination' && is('pack')) {
+      out.push(write('npm pack --pack-destination', value, true))
+    }
+  }
+
+  for (const { index, command } of commands) {
+    const what = NPM_RUNS_CODE[command]
+    if (what !== undefined) out.push(runsCode(`npm ${command} ${what}`))
+    if (command === 'config') {
+      const change = argv.operands
+        .filter((i) => i > index)
+        .map((i) => (words[i] as ShellWord).text)
+        .find((t) => t === 'set' || t === 'edit' || t === 'delete')
+      if (change !== undefined) {
+        out.push(runsCode(`npm config ${change} ${NPM_RUNS_CODE.set ?? ''}`))
+      }
+    }
+    if (command === 'link') {
+      out.push(writesUnknown("npm link links packages through npm's global prefix"))
+    }
+  }
+  if (is(...NPM_INSTALLS)) {
+    for (const d of directories) out.push(write('npm --prefix', d, true))
+    if (global) {
+      out.push(
+        writesUnknown(
+          'npm installing globally writes into the global prefix, outside the working directory'
+        )
+      )
+    }
+  }
+  if (is(...NPM_WRITES_PACKAGE)) {
+    for (const d of directories.length > 0 ? directories : [lit('.')]) {
+      const file = d.literal
+        ? lit(`${d.text.replace(/\/+$/, '')}/package.json`, d.tilde)
+        : dyn(d.text)
+      out.push(write(`npm ${commands[0]?.command ?? ''}`, file))
+    }
+  }
+  return out
+}
+
+/** Options of pnpm and yarn naming where they install. */
+const PM_DIRECTORY = new Set([
+  'prefix',
+  'dir',
+  'cwd',
+  'modules-folder',
+  'global-dir',
+  'global-folder',
+  'modules-dir',
+  'virtual-store-dir',
+  'lockfile-dir',
+  'store-dir',
+  'cache-folder'
+])
+
+/** pnpm and yarn commands that install into (or remove from) the project. */
+const PM_INSTALLS = new Set([
+  'install',
+  'i',
+  'add',
+  'update',
+  'up',
+  'upgrade',
+  'remove',
+  'rm',
+  'uninstall',
+  'un',
+  'prune',
+  'rebuild',
+  'rb',
+  'link',
+  'ln',
+  'import',
+  'dedupe'
+])
 
 /**
- * The words that may be the subcommand. A word right after an option that may take a value may
- * be that value, so the next one may be the subcommand too; npm refuses an unknown command, so
- * an unknown word there is a value. Every candidate is checked: the parse cannot be wrong in a
- * way that lets one through.
+ * The words of a pnpm or yarn command line that may be the command. A word right after an
+ * option that may take a value may be that value, so the next one may be the command too; the
+ * command is `definite` once a word cannot be a value.
  */
-function npmSubcommands(words: readonly ShellWord[], name: string): number[] {
+function pmCommands(words: readonly ShellWord[]): { candidates: number[]; definite: boolean } {
   const candidates: number[] = []
   let valued = false
   for (let i = 1; i < words.length; i++) {
@@ -3488,103 +3657,87 @@ function npmSubcommands(words: readonly ShellWord[], name: string): number[] {
     const t = w.literal ? w.text : w.prefix
     if (t === '--') break
     if (t.startsWith('-') && t.length > 1) {
-      if (!w.literal) return candidates
-      const eq = t.indexOf('=')
-      valued = t.startsWith('--')
-        ? eq < 0 && npmMayTakeValue(t.slice(2).toLowerCase().replace(UNDERSCORES, '-'))
-        : true // a short option (or several): any may stand for one with a value
+      // any option may take the next word as its value, unless its value is attached
+      valued = !t.includes('=')
       continue
     }
-    if (!w.literal) return candidates
+    if (!w.literal) {
+      valued = true // it may be anything: the next word may be the command as well
+      continue
+    }
     candidates.push(i)
-    const unknown = name === 'npm' && !NPM_COMMANDS.has(t)
-    if (!valued && !unknown) return candidates
+    if (!valued) return { candidates, definite: true }
     valued = false
   }
-  return candidates
+  return { candidates, definite: false }
 }
 
+/** npx, pnpm and yarn (npm itself: npmCliEffects). */
 function npmEffects(words: readonly ShellWord[], name: string): CommandEffect[] {
+  if (name === 'npm') return npmCliEffects(words)
   const out: CommandEffect[] = []
   const npx = name === 'npx'
-  const subcommands = npx ? [] : npmSubcommands(words, name)
+  const { candidates, definite } = npx ? { candidates: [], definite: true } : pmCommands(words)
   const named = (...names: string[]) =>
-    subcommands.filter((i) => names.includes((words[i] as ShellWord).text))
-  const exec = npx || named('exec', 'x').length > 0
+    candidates.filter((i) => names.includes((words[i] as ShellWord).text))
+  const exec = npx || named('exec', 'x', 'dlx').length > 0
   const directories: ShellWord[] = []
   let global = false
   for (let i = 1; i < words.length; i++) {
     const w = words[i] as ShellWord
     if (!w.literal) {
-      const p = w.prefix
-      const body = p.replace(LEADING_DASHES, '')
-      const eq = body.indexOf('=')
-      if (p.startsWith('--') && eq >= 0) {
-        if (
-          npmCodeConfig(body.slice(0, eq).toLowerCase().replace(UNDERSCORES, '-')) !== undefined
-        ) {
-          out.push(dynamicArgument(name, w, 'configuration that runs code'))
-        }
-      } else if (p === '' || p === '-' || (p.startsWith('--') && npmCouldRunCode(body))) {
-        out.push(
-          dynamicArgument(name, w, 'an option that runs code (--node-options, --script-shell)')
-        )
-      }
-      if (npx && !p.startsWith('-')) break
+      const effect = npmDynamicWord(w, name)
+      if (effect !== undefined) out.push(effect)
+      if (npx && !w.prefix.startsWith('-')) break
       continue
     }
     const t = w.text
     if (t === '--') break
-    if (t.startsWith('--')) {
+    if (t.startsWith('-') && t.length > 1) {
       const eq = t.indexOf('=')
-      let key = (eq < 0 ? t.slice(2) : t.slice(2, eq)).toLowerCase().replace(UNDERSCORES, '-')
+      let key = (eq < 0 ? t : t.slice(0, eq))
+        .replace(LEADING_DASHES, '')
+        .toLowerCase()
+        .replace(UNDERSCORES, '-')
       if (key.startsWith('config.')) key = key.slice('config.'.length) // pnpm --config.KEY=VALUE
       const attached = t.slice(eq + 1)
       const value = eq < 0 ? words[i + 1] : lit(attached, attached.startsWith('~'))
-      const option = npmCodeConfig(key)
-      if (option !== undefined && !(option === 'node-options' && harmlessNodeOptions(value))) {
+      const code = npmCodeOption({ key, negated: false, index: i, ...(value ? { value } : {}) }, t)
+      if (code !== undefined) {
         out.push(
           runsCode(
-            `${name} --${key} sets npm's ${option} configuration, which makes it run other ` +
-              'code or load other configuration'
+            `${name} ${t} sets ${code} configuration, which makes it run other code or load ` +
+              'other configuration'
           )
         )
       }
-      if (exec && key === 'package')
-        out.push(network(`${name} --package downloads and runs a package`))
-      if (value !== undefined) {
-        if (NPM_DIRECTORY.has(key) || (key.length >= 4 && 'prefix'.startsWith(key))) {
-          directories.push(value)
-        }
-        // --registry, --@scope:registry: where packages (and their install scripts) come from
-        if ((key.length >= 3 && 'registry'.startsWith(key)) || /^@[^:]+:registry$/.test(key)) {
-          out.push(urlEffect(`${name} --${key}`, value, []))
-        }
-        if ('location'.startsWith(key) && key.length >= 3 && value.text === 'global') global = true
+      if (exec && (key === 'package' || (t === '-p' && name !== 'yarn'))) {
+        out.push(network(`${name} ${t} downloads and runs a package`))
       }
-      if (key === 'global' && (eq < 0 || attached !== 'false')) global = true
-      if (npx && eq < 0 && NPX_VALUE.has(key)) i++
-      continue
-    }
-    if (t.startsWith('-') && t.length > 1) {
       if (exec && t === '-c' && name !== 'yarn')
         out.push(runsCode(`${name} -c runs a shell command`))
-      if (exec && t === '-p' && name !== 'yarn')
-        out.push(network(`${name} -p downloads and runs a package`))
-      if (name !== 'yarn' && /^-[A-Za-z]*g/.test(t)) global = true
-      if (t === NPM_DIRECTORY_SHORT && words[i + 1] !== undefined) {
-        directories.push(words[i + 1] as ShellWord)
-      } else if (t.startsWith(NPM_DIRECTORY_SHORT) && t.length > 2) {
-        directories.push(lit(t.slice(2), t.startsWith('-C~')))
+      if (t.startsWith('--')) {
+        if (key === 'global' && attached !== 'false') global = true
+      } else if (/^-[A-Za-z]*g/.test(t)) {
+        global = true
       }
-      if (name === 'npm' && t === '-L' && words[i + 1]?.text === 'global') global = true
-      if (npx && (t === '-c' || t === '-p')) i++
+      if (value !== undefined) {
+        if ((PM_DIRECTORY.has(key) && t.startsWith('--')) || t === '-C') {
+          if (!isWorkingDirectory(value)) directories.push(value)
+        } else if (!t.startsWith('--') && t.startsWith('-C') && t.length > 2) {
+          directories.push(lit(t.slice(2), t.startsWith('-C~')))
+        }
+        if (key === 'registry' || /^@[^:]+:registry$/.test(key)) {
+          out.push(urlEffect(`${name} --${key}`, value, []))
+        }
+      }
+      if (npx && eq < 0 && (NPX_VALUE.has(key) || t === '-c' || t === '-p')) i++
       continue
     }
     // npx: the first operand is the command, and the words after it are its own
     if (npx) break
   }
-  for (const i of subcommands) {
+  for (const i of candidates) {
     const t = (words[i] as ShellWord).text
     if (t === 'dlx') out.push(network(`${name} dlx downloads and runs a package`))
     const what = NPM_RUNS_CODE[t]
@@ -3598,13 +3751,16 @@ function npmEffects(words: readonly ShellWord[], name: string): CommandEffect[] 
       out.push(runsCode(`${name} config ${change.text} ${NPM_RUNS_CODE.set ?? ''}`))
     }
   }
+  // bare `pnpm` / `yarn` installs, as does a command line whose every operand may be a value
+  const yarnGlobal = name === 'yarn' && named('global').length > 0
   const installs =
-    (subcommands.length === 0 && (name === 'pnpm' || name === 'yarn')) || // bare `pnpm`, `yarn`
-    subcommands.some((i) => NPM_INSTALLS.has((words[i] as ShellWord).text)) ||
-    (name === 'yarn' && named('global').length > 0)
-  if (name === 'yarn' && named('global').length > 0) global = true // yarn global add
+    !npx &&
+    (!definite ||
+      candidates.some((i) => PM_INSTALLS.has((words[i] as ShellWord).text)) ||
+      yarnGlobal)
+  if (yarnGlobal) global = true
   if (installs) {
-    for (const d of directories) out.push(write(`${name} --prefix`, d, true))
+    for (const d of directories) out.push(write(`${name} --dir`, d, true))
     if (global) {
       out.push(
         writesUnknown(

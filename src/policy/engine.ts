@@ -28,6 +28,7 @@ import {
   type SubjectPath,
   type PathGlob
 } from './paths.js'
+import { commandSpellings } from './commands.js'
 import { GIT_CONFIG, runnerPaths, sensitiveDirectory, sensitiveWordReason } from './sensitive.js'
 import {
   analyzeShell,
@@ -372,16 +373,23 @@ export class PolicyEngine implements Policy {
         if (!nonEmpty(serverName) || !nonEmpty(toolName)) {
           return invalid(kind, `${serverName ?? '?'}/${toolName ?? '?'}`, 'serverName and toolName')
         }
+        // The CLI names an MCP tool `SERVER-TOOL` (what the model sees); rules name it as users
+        // write it, `SERVER/TOOL`. A deny or ask rule matches either spelling.
+        const prefix = `${serverName}-`
+        const tool = toolName.startsWith(prefix) ? toolName.slice(prefix.length) : toolName
         return this.finish(
           kind,
-          `${serverName}/${toolName}`,
+          `${serverName}/${tool}`,
           this.match(
             'mcp',
-            (r) =>
+            (r, reading) =>
               r.matcher === 'mcp' &&
               (r.readOnly === undefined || r.readOnly === (request.readOnly === true)) &&
               r.tools.some(
-                (t) => globMatches(t.server, serverName) && globMatches(t.tool, toolName)
+                (t) =>
+                  globMatches(t.server, serverName) &&
+                  (globMatches(t.tool, tool) ||
+                    (reading !== 'grant' && globMatches(t.tool, toolName)))
               )
           )
         )
@@ -788,14 +796,23 @@ export class PolicyEngine implements Policy {
     const withAssignments = (t: string) => (assigned !== '' ? `${assigned} ${t}` : undefined)
     const allowText = withAssignments(command.text) ?? command.text
     const denyTexts = literal
-      ? [
-          command.text,
-          withBase(command.text),
-          withAssignments(command.text),
-          ...withoutOptions(command.words).flatMap((t) => [t, withBase(t)])
-        ]
+      ? [command.text, withBase(command.text), withAssignments(command.text)]
       : []
     const denyPrefixes = literal ? [] : [known, withBase(known), withAssignments(known)]
+    // the same command spelled otherwise (`npm --registry=x publish`, `npm pub`): what a deny
+    // or ask rule catches in one spelling it catches in all
+    for (const spelling of commandSpellings(command.words)) {
+      const dynamic = spelling.findIndex((w) => !w.literal)
+      if (dynamic < 0) {
+        const text = spelling.map((w) => w.text).join(' ')
+        denyTexts.push(text, withBase(text))
+      } else {
+        const words = spelling.slice(0, dynamic).map((w) => w.text)
+        const prefix = spelling[dynamic]?.prefix ?? ''
+        const known = [...words, ...(prefix === '' ? [] : [prefix])].join(' ')
+        denyPrefixes.push(known, withBase(known))
+      }
+    }
     return this.match(
       'shell',
       (rule, reading) => {
@@ -1270,42 +1287,6 @@ function writesBesides(items: ShellItem[], command: ShellCommand): boolean {
     else if (item.type === 'read') return true // a link made first is read through
   }
   return false
-}
-
-/**
- * The command with its options left out, so that a deny or ask rule naming a subcommand
- * (`npm publish*`, `gh pr merge*`) also catches it behind options (`npm --registry=x publish`,
- * `gh -R o/r pr merge`, `gh pr -R o/r merge`). Which options take a value is not known for every
- * program, so both readings are tried: each option a flag, and each option without `=` followed
- * by its value. Both only drop words, so they can only make deny and ask rules match more.
- */
-function withoutOptions(words: readonly ShellWord[]): string[] {
-  const flags: string[] = []
-  const valued: string[] = []
-  let options = true
-  let dropped = false
-  for (let i = 0; i < words.length; i++) {
-    const t = (words[i] as ShellWord).text
-    if (i === 0 || !options || t === '-' || !t.startsWith('-')) {
-      flags.push(t)
-      valued.push(t)
-      continue
-    }
-    dropped = true
-    if (t === '--') {
-      options = false
-      continue
-    }
-    if (!t.includes('=') && i + 1 < words.length) {
-      // the next word, as this option's value (it stays in the flags reading)
-      const next = (words[i + 1] as ShellWord).text
-      if (!next.startsWith('-')) {
-        flags.push(next)
-        i++
-      }
-    }
-  }
-  return dropped ? [...new Set([flags.join(' '), valued.join(' ')])] : []
 }
 
 function expandTilde(text: string, tilde: boolean): string | undefined {
