@@ -5,6 +5,8 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { UserError } from './errors.js'
+import { readCustomAgent, type CustomAgent } from './session/custom-agent.js'
+import { readMcpServers, type McpServersInput } from './session/mcp-servers.js'
 
 /** The Copilot CLI version this action is tested against and installs by default. */
 export const DEFAULT_CLI_VERSION = '1.0.102'
@@ -34,6 +36,12 @@ export interface Settings {
   maxAiCredits?: number
   /** Verify-and-repair: how often a failing verify command goes back to the agent to fix. */
   verifyRetries: number
+  /** mcp-servers: MCP servers the CLI starts for the session (checked, secrets collected). */
+  mcpServers?: McpServersInput
+  /** mcp-sandbox: run the MCP servers inside the OS sandbox too (default: outside it). */
+  mcpSandbox: boolean
+  /** agent: the custom agent from .github/agents the session runs as. */
+  agent?: CustomAgent
   /** Token for the CLI (COPILOT_GITHUB_TOKEN); empty with BYOK. */
   copilotToken?: string
   githubToken?: string
@@ -241,6 +249,16 @@ export function readSettings(input: InputReader, env: NodeJS.ProcessEnv = proces
     `copilot-autopilot-${env.GITHUB_RUN_ID ?? 'local'}-${process.pid}`
   )
   const issueNumber = parseIssueNumber(input('issue-number'))
+  const trustedConfig =
+    oneOf('trusted-config', input('trusted-config'), ['true', 'false'], 'false') === 'true'
+  const mcpServers = readMcpServers(
+    input('mcp-servers'),
+    workspace,
+    workingDirectory,
+    trustedConfig
+  )
+  const agent =
+    input('agent') === '' ? undefined : readCustomAgent(input('agent'), workingDirectory)
 
   return {
     mode,
@@ -276,8 +294,10 @@ export function readSettings(input: InputReader, env: NodeJS.ProcessEnv = proces
       true
     ),
     planFirst: oneOf('plan-first', input('plan-first'), ['true', 'false'], 'false') === 'true',
-    trustedConfig:
-      oneOf('trusted-config', input('trusted-config'), ['true', 'false'], 'false') === 'true',
+    trustedConfig,
+    ...(mcpServers ? { mcpServers } : {}),
+    mcpSandbox: oneOf('mcp-sandbox', input('mcp-sandbox'), ['true', 'false'], 'false') === 'true',
+    ...(agent ? { agent } : {}),
     setupCommands: lines(input('setup-commands')),
     verifyCommands: lines(input('verify-commands')),
     commandTimeoutMs:
@@ -299,7 +319,7 @@ export function readSettings(input: InputReader, env: NodeJS.ProcessEnv = proces
       .filter((login) => login !== ''),
     allowAnyActor:
       oneOf('allow-any-actor', input('allow-any-actor'), ['true', 'false'], 'false') === 'true',
-    secrets: [copilotToken, githubToken, providerApiKey].filter(
+    secrets: [copilotToken, githubToken, providerApiKey, ...(mcpServers?.secrets ?? [])].filter(
       (s): s is string => !!s && s.length >= 4
     )
   }

@@ -117,6 +117,36 @@ describe('mcp, memory, custom tools and unknown kinds', () => {
     })
   })
 
+  it("reads the CLI's SERVER-TOOL as SERVER/TOOL; a deny or ask rule matches either spelling", async () => {
+    // CLI 1.0.102: {kind: "mcp", serverName: "github", toolName: "github-get_issue"}
+    expect(policy.decide(mcp('github', 'github-get_issue'))).toMatchObject({
+      decision: 'allow',
+      rule: 'gh-read',
+      subject: 'github/get_issue'
+    })
+    expect(policy.decide(mcp('github', 'github-create_issue')).decision).toBe('deny')
+    // the prefix is the server's own: another server's name is not stripped
+    expect(policy.decide(mcp('other', 'github-get_issue')).decision).toBe('deny')
+    const p = await compile(
+      `version: 1\ndefault: allow\nrules:\n` +
+        `  - { id: no-delete, decision: deny, mcp: ["fs/delete*", "fs/fs-write*"] }\n`,
+      ws.dir
+    )
+    expect(p.decide(mcp('fs', 'fs-delete_file'))).toMatchObject({
+      decision: 'deny',
+      rule: 'no-delete'
+    })
+    expect(p.decide(mcp('fs', 'fs-write_file'))).toMatchObject({
+      decision: 'deny',
+      rule: 'no-delete'
+    })
+    expect(p.decide(mcp('fs', 'fs-read_file')).decision).toBe('allow')
+    // an allow rule matches only what users write: fs-fs-x is the tool fs-x, not x
+    const q = await compile(`version: 1\nrules:\n  - { decision: allow, mcp: ["fs/x"] }\n`, ws.dir)
+    expect(q.decide(mcp('fs', 'fs-fs-x')).decision).toBe('deny')
+    expect(q.decide(mcp('fs', 'fs-x')).decision).toBe('allow')
+  })
+
   it('keeps * inside the server or the tool part', async () => {
     const p = await compile(
       `version: 1\nrules:\n  - { decision: allow, mcp: ["git*/get_*"] }\n`,

@@ -228,3 +228,52 @@ describe('renderSummary: size', () => {
     expect(body).toContain('- `sum.ts`')
   })
 })
+
+describe('MCP servers and the custom agent', () => {
+  const report = sampleReport('completed', {
+    agent: { name: 'reviewer', file: '.github/agents/reviewer.agent.md', selected: true },
+    mcpServers: [
+      { name: 'github', type: 'http', status: 'connected', tools: 12, calls: 3, denied: 1 },
+      {
+        name: 'db',
+        type: 'local',
+        status: 'failed',
+        error: 'exited: <img src=x onerror=alert(1)> | @team [x](https://evil.example)',
+        calls: 0,
+        denied: 0
+      }
+    ]
+  })
+
+  it('the comment names the agent, warns about a server that did not start, and counts calls', () => {
+    const body = renderComment(report, { marker: '<!-- m -->', runUrl: RUN_URL })
+    expectWellFormed(body)
+    expect(body).toContain('agent `reviewer`')
+    expect(body).toMatch(/MCP servers the agent could not use[\s\S]*- `db` is failed: exited:/)
+    expect(body).toContain('MCP `github` 3 calls, 1 denied, `db` failed 0 calls')
+    // untrusted text from the server is neutralized, not rendered: no HTML, link or mention
+    expect(body).not.toContain('<img')
+    expect(body).toContain('&lt;img')
+    expect(body).not.toContain('[x](https://evil')
+    expect(body).not.toMatch(/(^|[^`])@team/)
+  })
+
+  it('the job summary has a row per server', () => {
+    const body = summary(report)
+    expectWellFormed(body)
+    expect(body).toContain('#### 🔌 MCP servers')
+    expect(body).toContain('| `github` | `http` | `connected` | 12 | 3 | 1 |  |')
+    // the server's error stays literal, inside a code span
+    expect(body).toContain(
+      '| `db` | `local` | `failed` |  | 0 | 0 | `exited: <img src=x onerror=alert(1)> \\| @team [x](https://evil.example)` |'
+    )
+  })
+
+  it('says nothing of servers or an agent when the run had none', () => {
+    const plain = sampleReport('completed')
+    expect(renderComment(plain, { marker: '<!-- m -->', runUrl: RUN_URL })).not.toMatch(
+      /MCP|agent `/
+    )
+    expect(summary(plain)).not.toContain('MCP servers')
+  })
+})

@@ -495,3 +495,98 @@ describe('fold: memory and speed', () => {
     expect(b.finish({ status: 'completed', endedAt: END }).metrics.models.m?.requests).toBe(10_000)
   })
 })
+
+describe('fold: MCP servers and the custom agent', () => {
+  /** As CLI 1.0.102 sends them (ephemeral events, recorded with bench's recorder). */
+  const mcpEvents = (b: Builder) => {
+    b.onEvent(ev('session.mcp_server_status_changed', { serverName: 'fixture', status: 'pending' }))
+    b.onEvent(
+      ev('session.mcp_server_status_changed', {
+        serverName: 'fixture',
+        status: 'connected',
+        configSource: 'user'
+      })
+    )
+    b.onEvent(ev('session.mcp_server_tools_loaded', { serverName: 'fixture', toolCount: 2 }))
+    b.onEvent(
+      ev('session.mcp_servers_loaded', {
+        servers: [
+          { name: 'fixture', status: 'connected', serverMetadata: { instructions: null } },
+          {
+            name: 'broken',
+            status: 'failed',
+            error: `MCP server process exited; last stderr: token=${SECRET}`
+          }
+        ]
+      })
+    )
+  }
+
+  it('lists each configured server, whether it started, its tools, calls and denials', () => {
+    const b = builder()
+    fold(b.state, { type: 'session-created', sessionId: 's-1' })
+    fold(b.state, {
+      type: 'session-options',
+      mcpServers: [
+        { name: 'fixture', type: 'local' },
+        { name: 'broken', type: 'local' },
+        { name: 'silent', type: 'http' }
+      ],
+      agent: { name: 'reviewer', file: '.github/agents/reviewer.agent.md' }
+    })
+    b.onEvent(ev('subagent.selected', { agentName: 'reviewer', tools: null }))
+    mcpEvents(b)
+    b.onEvent(
+      ev('tool.execution_start', {
+        toolCallId: 'c1',
+        toolName: 'fixture-echo',
+        arguments: { text: 'hi' },
+        mcpServerName: 'fixture',
+        mcpToolName: 'echo'
+      })
+    )
+    b.onEvent(
+      ev('tool.execution_start', {
+        toolCallId: 'c2',
+        toolName: 'fixture-token_check',
+        arguments: {},
+        mcpServerName: 'fixture'
+      })
+    )
+    b.onDecision(
+      'r2',
+      { kind: 'mcp', toolCallId: 'c2', serverName: 'fixture', toolName: 'fixture-token_check' },
+      { decision: 'deny', rule: 'default', kind: 'mcp', subject: 'fixture/token_check' }
+    )
+    const report = b.finish({ status: 'completed', endedAt: END })
+    expect(report.mcpServers).toEqual([
+      { name: 'fixture', type: 'local', status: 'connected', tools: 2, calls: 2, denied: 1 },
+      {
+        name: 'broken',
+        type: 'local',
+        status: 'failed',
+        error: 'MCP server process exited; last stderr: token=***',
+        calls: 0,
+        denied: 0
+      },
+      { name: 'silent', type: 'http', status: 'not-reported', calls: 0, denied: 0 }
+    ])
+    expect(report.agent).toEqual({
+      name: 'reviewer',
+      file: '.github/agents/reviewer.agent.md',
+      selected: true
+    })
+  })
+
+  it('lists servers the CLI loaded by itself, and leaves both out when there are none', () => {
+    const b = builder()
+    mcpEvents(b)
+    expect(b.finish({ status: 'completed', endedAt: END }).mcpServers?.map((s) => s.type)).toEqual([
+      'unknown',
+      'unknown'
+    ])
+    const plain = foldSession()
+    expect(plain.mcpServers).toBeUndefined()
+    expect(plain.agent).toBeUndefined()
+  })
+})

@@ -173,7 +173,9 @@ export const EventData = {
     toolName: z.string().default('unknown'),
     arguments: z.unknown().optional(),
     /** Set on calls a subagent makes: the `task` call that started the subagent. */
-    parentToolCallId: z.string().nullable().optional()
+    parentToolCallId: z.string().nullable().optional(),
+    /** Set on a call to an MCP server's tool: the server, as configured. */
+    mcpServerName: z.string().optional()
   }),
   'tool.execution_complete': z.looseObject({
     toolCallId: z.string(),
@@ -209,6 +211,24 @@ export const EventData = {
   'subagent.completed': SubagentData,
   'subagent.failed': SubagentData,
   'assistant.intent': z.looseObject({ intent: z.string().optional() }),
+  /** An MCP server's state: `pending`, `connected`, `failed` (with `error`), ... */
+  'session.mcp_server_status_changed': z.looseObject({
+    serverName: z.string(),
+    status: z.string(),
+    error: z.string().optional()
+  }),
+  'session.mcp_server_tools_loaded': z.looseObject({
+    serverName: z.string(),
+    toolCount: z.number().optional()
+  }),
+  /** Every MCP server once loading ended (CLI 1.0.102: also the failed ones, with `error`). */
+  'session.mcp_servers_loaded': z.looseObject({
+    servers: z.array(
+      z.looseObject({ name: z.string(), status: z.string(), error: z.string().optional() })
+    )
+  }),
+  /** The custom agent the session runs as was selected. */
+  'subagent.selected': z.looseObject({ agentName: z.string().optional() }),
   'session.autopilot_stopped': z.looseObject({ reason: z.string().optional() }),
   'session.error': z.looseObject({
     errorType: z.string().optional(),

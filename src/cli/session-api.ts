@@ -59,8 +59,39 @@ export interface RepositoryConfigOptions {
   excludedTools?: string[]
 }
 
+/** One MCP server as `session.create {mcpServers}` takes it. */
+export type McpServerConfig =
+  | {
+      type: 'local' | 'stdio'
+      command: string
+      args: string[]
+      env?: Record<string, string>
+      cwd?: string
+      tools: string[]
+      timeout?: number
+    }
+  | {
+      type: 'http' | 'sse'
+      url: string
+      headers?: Record<string, string>
+      tools: string[]
+      timeout?: number
+    }
+
+/** One custom agent as `session.create {customAgents}` takes it. */
+export interface CustomAgentConfig {
+  name: string
+  description: string
+  prompt: string
+  tools?: string[]
+}
+
 export interface CreateSessionOptions {
   model?: string
+  /** MCP servers the CLI starts for the session, by name (the CLI's `mcpServers` format). */
+  mcpServers?: Record<string, McpServerConfig>
+  /** Run the session as this custom agent. */
+  agent?: CustomAgentConfig
   reasoningEffort?: string
   maxAiCredits?: number
   workingDirectory: string
@@ -149,6 +180,8 @@ export class CopilotApi implements SessionApi {
       METHOD.create,
       {
         ...(options.model ? { model: options.model } : {}),
+        ...(options.mcpServers ? { mcpServers: options.mcpServers } : {}),
+        ...(options.agent ? { customAgents: [options.agent], agent: options.agent.name } : {}),
         ...(options.reasoningEffort ? { reasoningEffort: options.reasoningEffort } : {}),
         ...(options.maxAiCredits === undefined
           ? {}

@@ -33,6 +33,11 @@ export interface SandboxConfig {
   allowBypass: false
   addCurrentWorkingDirectory: true
   userPolicy: { network: SandboxNetwork; filesystem: SandboxFilesystem }
+  /**
+   * Whether the MCP servers of the session run inside the sandbox (the CLI's default: yes).
+   * `false` runs them as the workflow's own processes, with the runner's network and files.
+   */
+  sandboxMcpServers?: false
 }
 
 /** What the derivation needs of the policy. */

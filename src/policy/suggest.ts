@@ -243,6 +243,10 @@ function propose(
     case 'mcp': {
       let server = nonEmpty(request.serverName)
       let tool = nonEmpty(request.toolName)
+      // the CLI's `SERVER-TOOL` is `SERVER/TOOL` in a rule
+      if (server !== undefined && tool?.startsWith(`${server}-`) === true) {
+        tool = nonEmpty(tool.slice(server.length + 1))
+      }
       if (server === undefined || tool === undefined) {
         const slash = subject.indexOf('/')
         if (slash <= 0 || slash === subject.length - 1) return undefined

@@ -7,6 +7,7 @@ import {
   asksSection,
   claimSection,
   headline,
+  mcpFigures,
   planSection,
   policyIssuesSection,
   policyLinks,
@@ -152,6 +153,8 @@ export function metricsLine(view: View, limits: Limits): string {
   facts.push(
     `${formatInt(view.allowedTotal)} allowed / ${formatInt(view.deniedTotal)} denied permissions`
   )
+  const mcp = mcpFigures(view, 3)
+  if (mcp !== null) facts.push(mcp)
   if (sessionId) facts.push(`session ${view.code(sessionId, 80)}`)
   const url = view.summaryUrl
   if (url !== null) facts.push(`Full report: [job summary](${url})`)

@@ -16,7 +16,7 @@ import {
   type View
 } from './render-view.js'
 import { codeBlock, formatDuration, formatInt, tailLines } from './text.js'
-import type { CommandRecord, PermissionRecord, RunStatus } from './types.js'
+import type { CommandRecord, McpServerRecord, PermissionRecord, RunStatus } from './types.js'
 
 /** How much of each untrusted text a render shows; the trimming steps lower them. */
 export interface Limits {
@@ -85,6 +85,7 @@ export function headline(view: View): string {
   const meta: string[] = []
   if (report.durationMs !== null) meta.push(`⏱ ${formatDuration(report.durationMs)}`)
   if (report.model) meta.push(view.code(report.model, 80))
+  if (report.agent) meta.push(`agent ${view.code(report.agent.name, 80)}`)
   if (report.cliVersion) meta.push(`Copilot CLI ${view.code(report.cliVersion, 40)}`)
   const sandbox = sandboxWord(view)
   if (sandbox !== null) meta.push(sandbox)
@@ -188,6 +189,22 @@ export function problemsSection(view: View, limits: Limits): string | null {
     }
   }
   for (const tool of view.unavailableTools) parts.push(unavailablePart(view, tool, limits))
+  const down = mcpServersDown(view)
+  if (down.length > 0) {
+    const list = down.slice(0, 5).map((s) => {
+      const why = s.error ? `: ${view.inline(s.error, limits.detail)}` : ''
+      return `- ${view.code(s.name, 80)} ${s.status === 'not-reported' ? 'was not reported as started' : `is ${view.inline(s.status, 30)}`}${why}`
+    })
+    if (down.length > 5) list.push(`- … ${more(down.length - 5, 'server')}`)
+    parts.push(
+      `⚠️ **MCP servers the agent could not use** (their tools were not offered to it):\n\n${list.join('\n')}`
+    )
+  }
+  if (report.agent && !report.agent.selected && report.sessionId !== null) {
+    parts.push(
+      `⚠️ The Copilot CLI did not confirm it selected the custom agent ${view.code(report.agent.name, 80)} (${view.code(report.agent.file, 200)}).`
+    )
+  }
   if (report.status === 'timed-out' || report.status === 'cancelled') {
     const running = report.tools.filter((c) => outcomeOf(c) === 'unfinished').slice(-3)
     if (running.length > 0) {
@@ -469,4 +486,44 @@ function askTime(iso: string): string {
 export function trimNote(maxLength: number, trimmed: string[]): string | null {
   if (trimmed.length === 0) return null
   return `> ✂️ Trimmed to stay under ${formatInt(maxLength)} characters: ${trimmed.join(', ')}. The JSON report has everything.`
+}
+
+// ---------------------------------------------------------------------------------------------
+// MCP servers
+
+/** Configured servers that never connected (failed, or not reported before the run ended). */
+export function mcpServersDown(view: View): McpServerRecord[] {
+  if (view.report.sessionId === null) return [] // no session: nothing was started
+  return (view.report.mcpServers ?? []).filter((s) => s.status !== 'connected')
+}
+
+/** `MCP: `github` 3 calls (1 denied)`: each server in a few words, for the figures line. */
+export function mcpFigures(view: View, max: number): string | null {
+  const servers = view.report.mcpServers ?? []
+  if (servers.length === 0) return null
+  const shown = servers.slice(0, max).map((s) => {
+    const denied = s.denied > 0 ? `, ${formatInt(s.denied)} denied` : ''
+    const state = s.status === 'connected' ? '' : ` ${view.inline(s.status, 30)}`
+    return `${view.code(s.name, 60)}${state} ${plural(s.calls, 'call')}${denied}`
+  })
+  if (servers.length > shown.length) shown.push('…')
+  return `MCP ${shown.join(', ')}`
+}
+
+/** The job summary's table of MCP servers: type, state, tools, calls, denials, error. */
+export function mcpSection(view: View, limits: Limits): string | null {
+  const servers = view.report.mcpServers ?? []
+  if (servers.length === 0) return null
+  const rows = servers.map((s) => {
+    const error = s.error ? view.cell(s.error, limits.detail) : ''
+    return `| ${view.cell(s.name, 80)} | ${view.cell(s.type, 20)} | ${view.cell(s.status, 30)} | ${s.tools === undefined ? '' : formatInt(s.tools)} | ${formatInt(s.calls)} | ${formatInt(s.denied)} | ${error} |`
+  })
+  return [
+    '#### 🔌 MCP servers',
+    [
+      '| Server | Type | State | Tools | Calls | Denied | Error |',
+      '| --- | --- | --- | ---: | ---: | ---: | --- |',
+      ...rows
+    ].join('\n')
+  ].join('\n\n')
 }

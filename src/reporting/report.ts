@@ -54,6 +54,10 @@ export function toReport(state: RunState, options: ReportOptions): Report {
     toolStats: Object.fromEntries([...state.toolStats].map(([name, s]) => [name, { ...s }])),
     ...(state.toolsOmitted > 0 ? { toolsOmitted: state.toolsOmitted } : {}),
     ...(subagents.length > 0 ? { subagents } : {}),
+    ...(state.mcpServers.size > 0
+      ? { mcpServers: [...state.mcpServers.values()].map((server) => ({ ...server })) }
+      : {}),
+    ...(state.agent === undefined ? {} : { agent: { ...state.agent } }),
     ...(state.repairs.length > 0
       ? { repairs: state.repairs.map((r) => ({ attempt: r.attempt, failed: [...r.failed] })) }
       : {}),

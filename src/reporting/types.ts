@@ -51,6 +51,34 @@ export interface ToolStats {
 }
 
 /** A subagent the agent started (a `task` tool call); its own calls name it as their parent. */
+/** An MCP server of the run: from the `mcp-servers` input, or loaded by the CLI itself. */
+export interface McpServerRecord {
+  name: string
+  /** `local`, `stdio`, `http`, `sse`; `unknown` for a server the action did not configure. */
+  type: string
+  /**
+   * What the CLI last said: `connected`, `failed`, `pending`, ...; `not-reported` when it said
+   * nothing (the session ended first, or the CLI does not report servers).
+   */
+  status: string
+  /** Why it failed, as the CLI said (redacted, clipped). */
+  error?: string
+  /** How many tools the CLI loaded from it. */
+  tools?: number
+  /** Calls the agent made to its tools, and how many of them the policy denied. */
+  calls: number
+  denied: number
+}
+
+/** The custom agent the session ran as (the `agent` input). */
+export interface AgentRecord {
+  name: string
+  /** The agent file, relative to the working directory. */
+  file: string
+  /** The CLI confirmed it selected the agent (`subagent.selected`). */
+  selected: boolean
+}
+
 export interface SubagentRecord {
   toolCallId: string
   /** The agent's name (`explore`, `general-purpose`, a custom agent). */
@@ -202,6 +230,10 @@ export interface Report {
   repairs?: { attempt: number; failed: string[] }[]
   /** Subagents the agent started, in order. */
   subagents?: SubagentRecord[]
+  /** MCP servers of the session, in the order they were configured or reported. */
+  mcpServers?: McpServerRecord[]
+  /** The custom agent the session ran as. */
+  agent?: AgentRecord
   /**
    * Calls the CLI makes for itself (`report_intent`, ...): not the agent's work, so not in
    * `tools` or `toolStats`; only counted here.

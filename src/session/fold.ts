@@ -30,7 +30,9 @@ import {
 import type {
   ApprovalRecord,
   CommandRecord,
+  AgentRecord,
   CompletionRecord,
+  McpServerRecord,
   ModelUsage,
   PermissionRecord,
   PolicyIssueRecord,
@@ -99,6 +101,12 @@ export type RunInput =
   | { type: 'event'; event: SessionEvent; receivedAt?: number }
   | { type: 'session-created'; sessionId: string }
   | { type: 'cli'; version: string }
+  /** What the session is created with: the MCP servers configured, the custom agent. */
+  | {
+      type: 'session-options'
+      mcpServers: ReadonlyArray<{ name: string; type: string }>
+      agent?: { name: string; file: string }
+    }
   | {
       type: 'policy'
       source: string
@@ -222,6 +230,9 @@ export interface RunState {
   /** Tool call ids of internal calls in flight (their completion is not the agent's). */
   internalPending: Set<string>
   subagents: Map<string, SubagentRecord>
+  /** MCP servers by name. */
+  mcpServers: Map<string, McpServerRecord>
+  agent: AgentRecord | undefined
 
   permissions: PermissionRecord[]
   permissionsOmitted: number
@@ -286,6 +297,8 @@ export function createState(options: StateOptions): RunState {
     internalCalls: 0,
     internalPending: new Set(),
     subagents: new Map(),
+    mcpServers: new Map(),
+    agent: undefined,
     permissions: [],
     permissionsOmitted: 0,
     permissionCounts: new Map(),
@@ -315,6 +328,16 @@ export function fold(state: RunState, input: RunInput): RunState {
       break
     case 'cli':
       state.cliVersion = clip(clean(state, input.version), 100)
+      break
+    case 'session-options':
+      for (const server of input.mcpServers) mcpServer(state, server.name, server.type)
+      if (input.agent) {
+        state.agent = {
+          name: clip(clean(state, input.agent.name), 100),
+          file: clip(clean(state, input.agent.file), 300),
+          selected: false
+        }
+      }
       break
     case 'policy':
       state.policy = {
@@ -654,6 +677,37 @@ function onEvent(state: RunState, event: SessionEvent, receivedAt: number | unde
     case 'session.idle':
       if (state.phase === 'working') state.phase = 'idle'
       return
+    case 'session.mcp_server_status_changed': {
+      const data = dataOf(event, type)
+      if (!data) return
+      const server = mcpServer(state, data.serverName)
+      if (!server) return
+      server.status = clip(clean(state, data.status), 50)
+      if (data.error) server.error = detail(state, data.error)
+      else if (data.status === 'connected') delete server.error
+      if (data.status === 'failed') note(state, `MCP server ${server.name} failed`)
+      return
+    }
+    case 'session.mcp_server_tools_loaded': {
+      const data = dataOf(event, type)
+      const server = data && mcpServer(state, data.serverName)
+      if (server && data?.toolCount !== undefined) server.tools = data.toolCount
+      return
+    }
+    case 'session.mcp_servers_loaded': {
+      for (const reported of dataOf(event, type)?.servers ?? []) {
+        const server = mcpServer(state, reported.name)
+        if (!server) continue
+        server.status = clip(clean(state, reported.status), 50)
+        if (reported.error) server.error = detail(state, reported.error)
+      }
+      return
+    }
+    case 'subagent.selected': {
+      const name = dataOf(event, type)?.agentName
+      if (state.agent && name === state.agent.name) state.agent.selected = true
+      return
+    }
     case 'assistant.intent': {
       const intent = dataOf(event, type)?.intent
       if (intent) state.intent = detail(state, intent)
@@ -749,6 +803,10 @@ function onToolStart(state: RunState, event: SessionEvent, now: number | undefin
     if (!oldest.done) state.pending.delete(oldest.value)
   }
   stats(state, name).calls++
+  if (data.mcpServerName !== undefined) {
+    const server = mcpServer(state, data.mcpServerName)
+    if (server) server.calls++
+  }
   pushTool(state, record)
   note(state, target === undefined ? `ran ${data.toolName}` : `ran ${data.toolName}: ${target}`)
 }
@@ -825,6 +883,21 @@ function onToolComplete(state: RunState, event: SessionEvent, now: number | unde
     state.completion = { state: 'rejected', reason: record.error }
   }
   note(state, `${record.name} failed: ${error}`)
+}
+
+/** Most MCP servers a run lists; more than any workflow configures. */
+const MAX_MCP_SERVERS = 50
+
+/** The server `name`, added (as `type`, not yet reported) when new; undefined past the limit. */
+function mcpServer(state: RunState, name: string, type = 'unknown'): McpServerRecord | undefined {
+  const key = clip(clean(state, name), 100)
+  let server = state.mcpServers.get(key)
+  if (server === undefined) {
+    if (state.mcpServers.size >= MAX_MCP_SERVERS) return undefined
+    server = { name: key, type, status: 'not-reported', calls: 0, denied: 0 }
+    state.mcpServers.set(key, server)
+  }
+  return server
 }
 
 function onSubagent(state: RunState, event: SessionEvent): void {
@@ -913,6 +986,10 @@ function onDecision(
     state.permissionCounts.set(kind, counts)
   }
   counts[decision.decision]++
+  if (request.kind === 'mcp' && decision.decision === 'deny' && request.serverName) {
+    const server = mcpServer(state, request.serverName)
+    if (server) server.denied++
+  }
   if (request.toolCallId !== undefined) {
     if (state.callDecisions.size >= REPORT_LIMITS.pendingTools) evictOldest(state.callDecisions)
     state.callDecisions.set(request.toolCallId, {

@@ -8,7 +8,7 @@
  */
 import type { CreateSessionResult } from '../cli/protocol.js'
 import type { CommandRecord } from '../reporting/types.js'
-import type { SessionApi } from '../cli/session-api.js'
+import type { CustomAgentConfig, McpServerConfig, SessionApi } from '../cli/session-api.js'
 import { UserError, messageOf } from '../errors.js'
 import type { Policy } from '../policy/types.js'
 import type { SandboxConfig } from '../policy/sandbox.js'
@@ -36,6 +36,16 @@ export interface RunOptions {
   workingDirectory: string
   model?: string
   reasoningEffort?: string
+  /** MCP servers the CLI starts for the session (the `mcp-servers` input, checked). */
+  mcpServers?: Record<string, McpServerConfig>
+  /**
+   * Run the `mcp-servers` inside the OS sandbox too (`mcp-sandbox: true`). By default they run
+   * outside it, as the workflow's own processes: most servers need the network or files the
+   * sandbox keeps from the agent's commands.
+   */
+  mcpSandbox?: boolean
+  /** The custom agent the session runs as (the `agent` input, read from its file). */
+  agent?: CustomAgentConfig & { file: string }
   /** The CLI's own spending limit for the session (`sessionLimits.maxAiCredits`). */
   maxAiCredits?: number
   /** Verify and repair: how often a failing verify goes back to the agent. */
@@ -247,8 +257,25 @@ export class Run {
   private async createSession(): Promise<CreateSessionResult> {
     const { api, tokenRegistration } = this.options
     try {
+      const { mcpServers, agent } = this.options
+      this.options.recorder.record({
+        type: 'session-options',
+        mcpServers: Object.entries(mcpServers ?? {}).map(([name, s]) => ({ name, type: s.type })),
+        ...(agent ? { agent: { name: agent.name, file: agent.file } } : {})
+      })
       return await api.create({
         ...(this.options.model ? { model: this.options.model } : {}),
+        ...(mcpServers ? { mcpServers } : {}),
+        ...(agent
+          ? {
+              agent: {
+                name: agent.name,
+                description: agent.description,
+                prompt: agent.prompt,
+                ...(agent.tools ? { tools: agent.tools } : {})
+              }
+            }
+          : {}),
         ...(this.options.reasoningEffort ? { reasoningEffort: this.options.reasoningEffort } : {}),
         ...(this.options.maxAiCredits === undefined
           ? {}
@@ -256,7 +283,14 @@ export class Run {
         workingDirectory: this.options.workingDirectory,
         maxAutopilotContinues: this.options.maxAutopilotContinues,
         requestExitPlanMode: this.options.planFirst,
-        ...(this.options.sandbox ? { sandboxConfig: this.options.sandbox } : {}),
+        ...(this.options.sandbox
+          ? {
+              sandboxConfig:
+                mcpServers && !this.options.mcpSandbox
+                  ? { ...this.options.sandbox, sandboxMcpServers: false as const }
+                  : this.options.sandbox
+            }
+          : {}),
         repositoryConfig: repositoryConfigOptions(this.options.trustedConfig),
         ...(this.options.provider ? { provider: this.options.provider } : {}),
         ...(tokenRegistration ? { gitHubTokenRegistration: tokenRegistration } : {})
