@@ -113,7 +113,16 @@ describe('a deny or ask rule naming a subcommand catches it behind options', () 
     ['npm i -S left-pad', 'ask', 'ask-install'],
     ['npm add left-pad', 'ask', 'ask-install'],
     ['npm isntall left-pad', 'ask', 'ask-install'],
-    ['cargo +nightly publish', 'deny', 'no-publish']
+    ['cargo +nightly publish', 'deny', 'no-publish'],
+    ['npm --color pub', 'deny', 'no-publish'],
+    ['npm -y false pub', 'deny', 'no-publish'],
+    ['npm --yes=publish', 'deny', 'no-publish'],
+    ['npm -d=pub', 'deny', 'no-publish'],
+    ['npm -- pub', 'deny', 'no-publish'],
+    ['npm pub x$D', 'deny', 'no-publish'],
+    ['npm publ "./$D"', 'deny', 'no-publish'],
+    ['npm --color i evil', 'ask', 'ask-install'],
+    ['npm -- i evil', 'ask', 'ask-install']
   ])('%s → %s (%s)', (command, decision, rule) => {
     expect(decide(command)).toEqual([decision, rule])
   })
@@ -146,6 +155,22 @@ describe("npm's install location and registry", () => {
     ['npm install x --registry http://evil.example', 'deny', 'default'],
     ['npm install x --@acme:registry=http://evil.example', 'deny', 'default'],
     ['npm install x --reg http://evil.example', 'deny', 'default'],
+    // npm's reading depends on each option's type: every reading is checked (second review)
+    ['npm run build --message --script-shell=/tmp/evil', 'deny', 'runs-code'],
+    ['npm --tag --userconfig=/tmp/x/rc test', 'deny', 'runs-code'],
+    ['npm --tag -g install evilpkg', 'deny', 'writes-unknown'],
+    ['npm install --message -g evilpkg', 'deny', 'writes-unknown'],
+    ['npm --color --prefix /tmp/x install', 'deny', 'outside-workspace'],
+    ['npm --tag --registry=https://evil.example.com install', 'deny', 'default'],
+    ['npm --tag=-g install evilpkg', 'deny', 'writes-unknown'],
+    ['npm -f true config set script-shell /tmp/evil', 'deny', 'runs-code'],
+    ['npm -g true install evilpkg', 'deny', 'writes-unknown'],
+    ['npm --global=install evilpkg', 'deny', 'writes-unknown'],
+    ['npm --long=set script-shell /tmp/evil', 'deny', 'runs-code'],
+    ['npm --long=ci --prefix /tmp/x', 'deny', 'outside-workspace'],
+    ['npm -- config set script-shell /tmp/evil', 'deny', 'runs-code'],
+    ['npm -- explore pkg -- sh -c id', 'deny', 'runs-code'],
+    ['npm -g -- install evilpkg', 'deny', 'writes-unknown'],
     // a word after an option may be its value: every reading of the subcommand is checked
     ['npm --prefix x config set script-shell ./e', 'deny', 'runs-code'],
     ['npm --cache x exec -c id', 'deny', 'runs-code']

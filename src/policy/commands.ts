@@ -105,14 +105,14 @@ export function commandSpellings(words: readonly ShellWord[]): ShellWord[][] {
   }
   const out: ShellWord[][] = dropped ? [flags, valued] : []
   if (program === 'npm') {
-    // as npm reads it: its options left out, its command by its own name
+    // as npm may read it: its options left out, each word that may be its command by npm's
+    // own name for it, with the operands after it
     const argv = npmArgv(words)
-    const operands = argv.operands.map((i) => words[i] as ShellWord)
-    const command = operands[0]
-    if (argv.dynamic.length === 0 && command !== undefined) {
-      const name = npmCommand(command.text) ?? command.text
-      const rest = argv.dashDash === undefined ? [] : words.slice(argv.dashDash)
-      out.push([first, lit(name), ...operands.slice(1), ...rest])
+    for (const { word, index } of argv.commands) {
+      if (!word.literal) continue
+      const name = npmCommand(word.text) ?? word.text
+      const rest = argv.operands.filter((o) => o.index > index).map((o) => o.word)
+      out.push([first, lit(name), ...rest])
     }
   }
   return out
@@ -3520,32 +3520,29 @@ function isWorkingDirectory(word: ShellWord): boolean {
   return word.literal && /^\.?\/?$/.test(word.text.replace(/\/+$/, '/'))
 }
 
-/** npm itself, read as npm reads its words (npm.ts). */
+/** npm itself, its words read under every reading npm's parser may make of them (npm.ts). */
 function npmCliEffects(words: readonly ShellWord[]): CommandEffect[] {
   const name = 'npm'
   const out: CommandEffect[] = []
   const argv = npmArgv(words)
-  for (const i of argv.dynamic) {
-    if (argv.dashDash !== undefined && i > argv.dashDash) continue
-    const effect = npmDynamicWord(words[i] as ShellWord, name)
+  for (let i = 1; i < words.length; i++) {
+    const w = words[i] as ShellWord
+    // after `--` once the command is read, words go to the script, not to npm
+    if (w.literal || (argv.scriptArgs !== undefined && i > argv.scriptArgs)) continue
+    const effect = npmDynamicWord(w, name)
     if (effect !== undefined) out.push(effect)
   }
-  // The command: the first operand. A word only known at run time before it may be an option
-  // that takes the next word as its value, so then the second operand may be the command too.
-  const first = argv.operands[0]
-  const uncertain = first !== undefined && argv.dynamic.some((i) => i < first)
-  const candidates = argv.operands.slice(0, uncertain ? 2 : 1)
-  const commands = candidates.map((i) => {
-    const t = (words[i] as ShellWord).text
-    return { index: i, command: npmCommand(t) ?? t }
-  })
+  const commands = argv.commands.map(({ word, index }) => ({
+    index,
+    command: word.literal ? (npmCommand(word.text) ?? word.text) : ''
+  }))
   const is = (...names: string[]) => commands.some((c) => names.includes(c.command))
   const exec = is('exec')
 
   const directories: ShellWord[] = []
   let global = false
   for (const option of argv.options) {
-    const raw = (words[option.index] as ShellWord).text
+    const raw = option.text
     const code = npmCodeOption(option, raw)
     if (code !== undefined) {
       out.push(
@@ -3576,8 +3573,8 @@ function npmCliEffects(words: readonly ShellWord[]): CommandEffect[] {
     if (what !== undefined) out.push(runsCode(`npm ${command} ${what}`))
     if (command === 'config') {
       const change = argv.operands
-        .filter((i) => i > index)
-        .map((i) => (words[i] as ShellWord).text)
+        .filter((o) => o.index > index && o.word.literal)
+        .map((o) => o.word.text)
         .find((t) => t === 'set' || t === 'edit' || t === 'delete')
       if (change !== undefined) {
         out.push(runsCode(`npm config ${change} ${NPM_RUNS_CODE.set ?? ''}`))
@@ -3597,12 +3594,13 @@ function npmCliEffects(words: readonly ShellWord[]): CommandEffect[] {
       )
     }
   }
-  if (is(...NPM_WRITES_PACKAGE)) {
+  const writer = commands.find((c) => NPM_WRITES_PACKAGE.has(c.command))
+  if (writer !== undefined) {
     for (const d of directories.length > 0 ? directories : [lit('.')]) {
       const file = d.literal
         ? lit(`${d.text.replace(/\/+$/, '')}/package.json`, d.tilde)
         : dyn(d.text)
-      out.push(write(`npm ${commands[0]?.command ?? ''}`, file))
+      out.push(write(`npm ${writer.command}`, file))
     }
   }
   return out
@@ -3702,7 +3700,10 @@ function npmEffects(words: readonly ShellWord[], name: string): CommandEffect[] 
       if (key.startsWith('config.')) key = key.slice('config.'.length) // pnpm --config.KEY=VALUE
       const attached = t.slice(eq + 1)
       const value = eq < 0 ? words[i + 1] : lit(attached, attached.startsWith('~'))
-      const code = npmCodeOption({ key, negated: false, index: i, ...(value ? { value } : {}) }, t)
+      const code = npmCodeOption(
+        { text: t, key, negated: false, index: i, ...(value ? { value } : {}) },
+        t
+      )
       if (code !== undefined) {
         out.push(
           runsCode(

@@ -216,54 +216,47 @@ export function npmCommand(word: string): string | undefined {
   return c === '' ? undefined : c
 }
 
-/** One option as npm reads it: the key, negated by `no-`, and its value word when it has one. */
+/**
+ * One option as npm may read it: the key, negated by `no-`, and the word that may be its value.
+ * npm's reading depends on each option's type (a string option does not take a next word that
+ * looks like an option; a boolean one takes only `true`/`false`; `--KEY=VALUE` of a boolean key
+ * leaves VALUE as an operand), so the policy does not pick one reading: every word that may be
+ * an option is read as one, every word that may be an option's value is also read as a value,
+ * and every word that may be the command is a command. A check that holds for each reading holds
+ * for npm's.
+ */
 export interface NpmOption {
+  /** The word (or the part of `KEY=VALUE`) it was read from. */
+  text: string
   key: string
   negated: boolean
-  /** The value: after `=`, the next word for a non-boolean key, or a shorthand's own value. */
+  /** The word that may be its value (after `=`, the next word, or a shorthand's own value). */
   value?: ShellWord
   /** The index of the word it was read from. */
   index: number
 }
 
-/** The options one word (and maybe the next, as a value) sets: nopt's resolveShort and parse. */
-function readOption(
-  words: readonly ShellWord[],
-  index: number
-): { options: NpmOption[]; consumed: number } {
-  const text = (words[index] as ShellWord).text
-  const eq = text.indexOf('=')
-  const name = (eq < 0 ? text : text.slice(0, eq)).replace(/^-+/, '')
-  const attached = eq < 0 ? undefined : literal(text.slice(eq + 1))
+/** The options a name (`prefix`, `sC`, `no-global`) stands for, as keys. */
+function optionKeys(name: string): Array<{ key: string; negated: boolean; value?: string }> {
   const expansion = expand(name)
-  const options: NpmOption[] = []
-  let consumed = 0
+  const out: Array<{ key: string; negated: boolean; value?: string }> = []
   for (let k = 0; k < expansion.length; k++) {
-    const part = (expansion[k] as string).replace(/^-+/, '')
-    let key = part
+    let key = (expansion[k] as string).replace(/^-+/, '')
     let negated = false
     while (key.toLowerCase().startsWith('no-')) {
       negated = !negated
       key = key.slice(3)
     }
     key = KEY_ABBREVIATIONS.get(key) ?? key
-    const option: NpmOption = { key, negated, index }
-    const shorthandValue = expansion[k + 1]
-    if (shorthandValue !== undefined && !shorthandValue.startsWith('-')) {
-      option.value = literal(shorthandValue) // `-s` is `--loglevel silent`
+    const own = expansion[k + 1]
+    if (own !== undefined && !own.startsWith('-')) {
+      out.push({ key, negated, value: own }) // `-s` is `--loglevel silent`
       k++
-    } else if (k === expansion.length - 1 && attached !== undefined) {
-      option.value = attached
-    } else if (k === expansion.length - 1 && VALUE_KEYS.has(key) && !negated) {
-      const next = words[index + 1]
-      if (next !== undefined) {
-        option.value = next
-        consumed = 1
-      }
+    } else {
+      out.push({ key, negated })
     }
-    options.push(option)
   }
-  return { options, consumed }
+  return out
 }
 
 /** nopt's resolveShort: the words a name stands for (itself when it is not a shorthand). */
@@ -284,37 +277,75 @@ function literal(text: string): ShellWord {
   return { text, literal: true, prefix: text, tilde: text.startsWith('~') }
 }
 
-/** npm's command line: its options, and its operands (the command first) up to `--`. */
-export interface NpmArgv {
-  options: NpmOption[]
-  /** Indices of the operand words, in order. */
-  operands: number[]
-  /** Indices of words only known at run time (they may be an option or an operand). */
-  dynamic: number[]
-  /** The index of `--`, when there is one. */
-  dashDash?: number
+/** One word of npm's command line after `KEY=VALUE` is split in two, as nopt splits it. */
+interface Token {
+  word: ShellWord
+  /** The index of the word in the command. */
+  index: number
+  /** VALUE of `KEY=VALUE`. */
+  attached: boolean
 }
 
-/** Reads `words` (words[0] is npm) the way npm does. */
+/** npm's command line under every reading: its options, operands and possible commands. */
+export interface NpmArgv {
+  options: NpmOption[]
+  /** The words that may be npm's command, in order (the last is the one no reading skips). */
+  commands: Array<{ word: ShellWord; index: number }>
+  /** Every word that is not an option, in order (an option's value may be among them). */
+  operands: Array<{ word: ShellWord; index: number }>
+  /** The index of the `--` after which npm reads no option, once its command was read. */
+  scriptArgs?: number
+}
+
+const isOptionText = (t: string) => t.startsWith('-') && t.length > 1 && !/^-{2,}$/.test(t)
+
+/** Reads `words` (words[0] is npm) under every reading npm's parser may make of them. */
 export function npmArgv(words: readonly ShellWord[]): NpmArgv {
-  const argv: NpmArgv = { options: [], operands: [], dynamic: [] }
+  const tokens: Token[] = []
   for (let i = 1; i < words.length; i++) {
     const w = words[i] as ShellWord
-    if (!w.literal) {
-      argv.dynamic.push(i)
+    const eq = w.literal && isOptionText(w.text) ? w.text.indexOf('=') : -1
+    if (eq < 0) {
+      tokens.push({ word: w, index: i, attached: false })
+    } else {
+      tokens.push({ word: literal(w.text.slice(0, eq)), index: i, attached: false })
+      tokens.push({ word: literal(w.text.slice(eq + 1)), index: i, attached: true })
+    }
+  }
+  const argv: NpmArgv = { options: [], commands: [], operands: [] }
+  let options = true
+  /** The previous token may take this one as its value. */
+  let valued = false
+  let found = false
+  for (let t = 0; t < tokens.length; t++) {
+    const { word, index, attached } = tokens[t] as Token
+    const text = word.literal ? word.text : word.prefix
+    if (options && /^-{2,}$/.test(text) && word.literal && !attached) {
+      options = false // the rest are operands; the first may still be the command
+      if (found) argv.scriptArgs = index
+      valued = false
       continue
     }
-    if (/^-{2,}$/.test(w.text)) {
-      argv.dashDash = i
-      break
-    }
-    if (w.text.startsWith('-') && w.text.length > 1) {
-      const { options, consumed } = readOption(words, i)
-      argv.options.push(...options)
-      i += consumed
+    if (options && isOptionText(text)) {
+      if (word.literal) {
+        const next = tokens[t + 1]
+        for (const o of optionKeys(text.replace(/^-+/, ''))) {
+          const option: NpmOption = { key: o.key, negated: o.negated, index, text }
+          if (o.value !== undefined) option.value = literal(o.value)
+          else if (next !== undefined && !/^-{2,}$/.test(next.word.text)) option.value = next.word
+          argv.options.push(option)
+        }
+      }
+      valued = true
       continue
     }
-    argv.operands.push(i)
+    // an operand, or the value of the option before it (VALUE of KEY=VALUE may be either)
+    argv.operands.push({ word, index })
+    if (!found) {
+      argv.commands.push({ word, index })
+      if (!valued && !attached) found = true
+    }
+    valued = false
   }
   return argv
 }
