@@ -107,9 +107,16 @@ const RESERVED = new Set([
 
 const SHELLS = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh', 'ash', 'mksh', 'yash', 'fish'])
 
-/** Parses `text` and lists what it would run and write. Requires `initBashParser()` first. */
-export function analyzeShell(text: string, parser: Parser = bashParserSync()): ShellAnalysis {
-  const analyzer = new Analyzer(parser)
+/**
+ * Parses `text` and lists what it would run and write. Requires `initBashParser()` first.
+ * `parseAll`: parse plain command lines too (the tests compare both ways).
+ */
+export function analyzeShell(
+  text: string,
+  parser: Parser = bashParserSync(),
+  parseAll = false
+): ShellAnalysis {
+  const analyzer = new Analyzer(parser, parseAll)
   analyzer.script(text, 0, [])
   return { items: analyzer.items, cdTargets: analyzer.cdTargets }
 }
@@ -136,7 +143,10 @@ class Analyzer {
   readonly items: ShellItem[] = []
   readonly cdTargets: CdTarget[] = []
 
-  constructor(private readonly parser: Parser) {}
+  constructor(
+    private readonly parser: Parser,
+    private readonly parseAll = false
+  ) {}
 
   private problem(id: ShellProblemId, text: string, reason: string): void {
     this.items.push({ type: 'problem', id, text, reason })
@@ -150,6 +160,13 @@ class Analyzer {
     if (SPLIT_SUBSTITUTION.test(text)) {
       // bash removes `\⏎` before it reads `$(`, `${`, `<(`: "$\⏎(cmd)" runs cmd
       this.problem('unparsable', text, 'a line continuation inside "$(", "${", "<(" or ">("')
+      return
+    }
+    const plain = this.parseAll ? undefined : plainWords(text)
+    if (plain !== undefined) {
+      // one simple command of plain words (`git status`, `cat src/a.ts`): what tree-sitter
+      // would give, without parsing (__tests__/policy/plain-words.test.ts holds them equal)
+      this.effective(plain.map(literalWord), [], { source: text, depth, via })
       return
     }
     let source = text
@@ -1120,6 +1137,32 @@ function heredocInComplexSubstitution(node: Node): boolean {
 
 /** `$`, `<` or `>` and the bracket after it split by line continuations. */
 const SPLIT_SUBSTITUTION = /[$<>](?:\\\r?\n)+[({[]/
+
+/**
+ * A command line of plain words only: letters, digits and `_ . / : + , -`, separated by
+ * spaces or tabs, on one line. Bash reads such a line as one simple command whose words are the
+ * text as written: no quoting, expansion, glob, tilde, assignment, redirection, operator or
+ * comment can be in it. The declaration builtins are left to the parser, which reads their words
+ * as names (tree-sitter's `declaration_command`), and so are reserved words.
+ */
+const PLAIN_LINE = /^[ \t]*[A-Za-z0-9_./:+,-]+(?:[ \t]+[A-Za-z0-9_./:+,-]+)*[ \t]*$/
+const NOT_PLAIN = new Set([
+  'declare',
+  'typeset',
+  'export',
+  'local',
+  'readonly',
+  'unset',
+  ...RESERVED
+])
+
+/** The words of a plain command line (PLAIN_LINE), or undefined. */
+export function plainWords(text: string): string[] | undefined {
+  if (text.length > 4096 || !PLAIN_LINE.test(text)) return undefined
+  const words = text.trim().split(/[ \t]+/)
+  if (NOT_PLAIN.has(words[0] as string)) return undefined
+  return words
+}
 
 /** A backslash-newline that is not itself escaped. */
 function hasLineContinuation(text: string): boolean {
