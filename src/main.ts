@@ -39,6 +39,7 @@ import type { Ending } from './session/fold.js'
 import type { Logger } from './session/log.js'
 import { Recorder } from './session/recorder.js'
 import { Run } from './session/run.js'
+import { resolveSessionInputs } from './session/session-inputs.js'
 import { planSandbox, probeSandbox, SANDBOX_FIX, type SandboxPlan } from './session/sandbox.js'
 
 export interface RunResult {
@@ -78,7 +79,14 @@ export async function run(
       core.setFailed(messageOf(inputs.error))
       return { report: null, outputs: {} }
     }
-    const { settings } = inputs
+    let { settings } = inputs
+    try {
+      settings = resolveSessionInputs(settings)
+    } catch (error) {
+      await early?.cli?.process.kill()
+      core.setFailed(messageOf(error))
+      return { report: null, outputs: {} }
+    }
     for (const secret of settings.secrets) core.setSecret(secret)
     if (settings.mode === 'check-policy') return await checkPolicyOnly(settings, env)
     const event = readEvent(env)

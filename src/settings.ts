@@ -5,8 +5,8 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { UserError } from './errors.js'
-import { readCustomAgent, type CustomAgent } from './session/custom-agent.js'
-import { readMcpServers, type McpServersInput } from './session/mcp-servers.js'
+import type { CustomAgent } from './session/custom-agent.js'
+import type { McpServersInput } from './session/mcp-servers.js'
 
 /** The Copilot CLI version this action is tested against and installs by default. */
 export const DEFAULT_CLI_VERSION = '1.0.102'
@@ -36,6 +36,13 @@ export interface Settings {
   maxAiCredits?: number
   /** Verify-and-repair: how often a failing verify command goes back to the agent to fix. */
   verifyRetries: number
+  /**
+   * The raw `mcp-servers` and `agent` inputs, and where relative paths start. Reading them needs
+   * the JSON and YAML checkers, which the entry chunk does not load: `resolveSessionInputs`
+   * (session-inputs.ts) reads them in main.ts, before any CLI is started (the entry does not
+   * start one early when they are set).
+   */
+  raw: { mcpServers: string; agent: string; workspace: string }
   /** mcp-servers: MCP servers the CLI starts for the session (checked, secrets collected). */
   mcpServers?: McpServersInput
   /** mcp-sandbox: run the MCP servers inside the OS sandbox too (default: outside it). */
@@ -251,14 +258,6 @@ export function readSettings(input: InputReader, env: NodeJS.ProcessEnv = proces
   const issueNumber = parseIssueNumber(input('issue-number'))
   const trustedConfig =
     oneOf('trusted-config', input('trusted-config'), ['true', 'false'], 'false') === 'true'
-  const mcpServers = readMcpServers(
-    input('mcp-servers'),
-    workspace,
-    workingDirectory,
-    trustedConfig
-  )
-  const agent =
-    input('agent') === '' ? undefined : readCustomAgent(input('agent'), workingDirectory)
 
   return {
     mode,
@@ -295,9 +294,8 @@ export function readSettings(input: InputReader, env: NodeJS.ProcessEnv = proces
     ),
     planFirst: oneOf('plan-first', input('plan-first'), ['true', 'false'], 'false') === 'true',
     trustedConfig,
-    ...(mcpServers ? { mcpServers } : {}),
+    raw: { mcpServers: input('mcp-servers'), agent: input('agent'), workspace },
     mcpSandbox: oneOf('mcp-sandbox', input('mcp-sandbox'), ['true', 'false'], 'false') === 'true',
-    ...(agent ? { agent } : {}),
     setupCommands: lines(input('setup-commands')),
     verifyCommands: lines(input('verify-commands')),
     commandTimeoutMs:
@@ -319,7 +317,7 @@ export function readSettings(input: InputReader, env: NodeJS.ProcessEnv = proces
       .filter((login) => login !== ''),
     allowAnyActor:
       oneOf('allow-any-actor', input('allow-any-actor'), ['true', 'false'], 'false') === 'true',
-    secrets: [copilotToken, githubToken, providerApiKey, ...(mcpServers?.secrets ?? [])].filter(
+    secrets: [copilotToken, githubToken, providerApiKey].filter(
       (s): s is string => !!s && s.length >= 4
     )
   }

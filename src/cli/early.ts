@@ -82,6 +82,8 @@ export function launchEarly(env: NodeJS.ProcessEnv = process.env): EarlyStart {
   if ('error' in inputs) return { inputs }
   const { settings } = inputs
   if (settings.mode !== 'run' || !hasCredential(settings)) return { inputs }
+  // mcp-servers and agent are checked in main.ts first: a bad one must fail before a CLI starts
+  if (settings.raw.mcpServers !== '' || settings.raw.agent !== '') return { inputs }
   // On events others may cause, the CLI waits for the trusted-actor gate (main.ts), unless the
   // gate is off: an untrusted trigger must not start it, even unused.
   const event = env.GITHUB_EVENT_NAME ?? ''

@@ -12,7 +12,7 @@
  * - a word of single-character shorthands expands each (`-sC` → `-s -C`, `--gl` → `-g -l`);
  * - an unambiguous abbreviation of a key is that key (`--prefi` → `--prefix`), else of a
  *   shorthand; `no-` negates;
- * - a key whose type is not boolean takes the next word as its value when it has no `=`.
+ * - how a key takes a value depends on its type, so every reading is kept (NpmOption).
  */
 import type { ShellWord } from './shell.js'
 
@@ -45,27 +45,6 @@ const KEYS = (
   'umask unicode update-notifier usage user-agent userconfig version versions viewer which ' +
   'workspace workspaces workspaces-update yes'
 ).split(' ')
-
-/** The keys whose type has no boolean: they take the next word as their value. */
-const VALUE_KEYS = new Set(
-  (
-    '_auth access allow-directory allow-file allow-git allow-remote allow-scripts also ' +
-    'audit-level auth-type before browser ca cache cache-max cache-min cafile call cert cidr ' +
-    'color cpu depth diff diff-dst-prefix diff-src-prefix diff-unified editor ' +
-    'expect-result-count expect-results expires fetch-retries fetch-retry-factor ' +
-    'fetch-retry-maxtimeout fetch-retry-mintimeout fetch-timeout git globalconfig heading ' +
-    'https-proxy include init-author-email init-author-name init-author-url init-license ' +
-    'init-module init-type init-version init.author.email init.author.name init.author.url ' +
-    'init.license init.module init.version install-strategy key libc local-address location ' +
-    'lockfile-version loglevel logs-dir logs-max name maxsockets message min-release-age ' +
-    'min-release-age-exclude node-gyp node-options noproxy omit only orgs optional os otp ' +
-    'package pack-destination packages prefix preid provenance-file proxy registry ' +
-    'replace-registry-host save-prefix sbom-format sbom-type scope scopes ' +
-    'packages-and-scopes-permission orgs-permission password token-description script-shell ' +
-    'searchexclude searchlimit searchopts searchstaleness shell tag tag-version-prefix umask ' +
-    'user-agent userconfig viewer which workspace'
-  ).split(' ')
-)
 
 const SHORTHANDS: Readonly<Record<string, readonly string[]>> = {
   'enjoy-by': ['--before'],
