@@ -19,8 +19,11 @@
 import { spawn, type ChildProcessByStdio } from 'node:child_process'
 import type { Readable } from 'node:stream'
 import fs from 'node:fs'
+import os from 'node:os'
 import path from 'node:path'
 import { startModelServer, type ChatRequest, type Turn } from '../test-support/model-server.js'
+import { compilePolicy } from '../src/policy/index.js'
+import { sandboxConfigFor } from '../src/policy/sandbox.js'
 import {
   EXAMPLE_POLICY,
   ROOT,
@@ -110,6 +113,16 @@ async function exitedOk(
   if (code !== 0) throw new Error(`${variant}: exit ${code}\n${output.slice(-2000)}`)
 }
 
+/** Where the bench's workspaces go: under HOME, as on GitHub's runners. */
+const BENCH_HOME = path.join(os.homedir(), '.cache', 'autopilot-bench')
+
+/** Whether bubblewrap is on the PATH (the action's `sandbox: auto` then engages it). */
+function bubblewrap(): boolean {
+  return (process.env.PATH ?? '')
+    .split(path.delimiter)
+    .some((dir) => dir !== '' && fs.existsSync(path.join(dir, 'bwrap')))
+}
+
 export async function measure(variant: Variant): Promise<Sample> {
   const arrivals: number[] = []
   let t0 = 0
@@ -117,10 +130,17 @@ export async function measure(variant: Variant): Promise<Sample> {
     arrivals.push(performance.now() - t0)
     return script(request, index)
   })
-  const workspace = makeWorkspace({
-    '.github/copilot-policy.yml': EXAMPLE_POLICY,
-    'README.md': README
-  })
+  // laid out as on GitHub's runners: the workspace and RUNNER_TEMP under HOME, not under /tmp
+  // (the OS sandbox denies /tmp; with the CLI's home below it, it would have to deny every
+  // other entry of /tmp one by one, a cost of this machine's /tmp, not of the action)
+  fs.mkdirSync(BENCH_HOME, { recursive: true })
+  const workspace = makeWorkspace(
+    {
+      '.github/copilot-policy.yml': EXAMPLE_POLICY,
+      'README.md': README
+    },
+    BENCH_HOME
+  )
   const marks: Record<string, number> = {}
   try {
     let wallMs: number
@@ -162,6 +182,22 @@ export async function measure(variant: Variant): Promise<Sample> {
         )
       }
     } else if (variant === 'floor') {
+      // the same session the action runs: with the OS sandbox the policy derives, when the
+      // action's `sandbox: auto` engages it (bubblewrap present)
+      const sandbox = bubblewrap()
+        ? sandboxConfigFor(
+            await compilePolicy(EXAMPLE_POLICY, '.github/copilot-policy.yml', workspace.dir),
+            {
+              // the facts the action gives it (main.ts sandboxContext), for the floor's own home
+              workingDirectory: workspace.dir,
+              env: { HOME: process.env.HOME, RUNNER_TEMP: workspace.runnerTemp },
+              actionDir: path.join(ROOT, 'dist'),
+              copilotHome: path.join(workspace.dir, '..', 'floor-copilot-home'),
+              exists: (p) => fs.existsSync(p),
+              children: (dir) => (fs.existsSync(dir) ? fs.readdirSync(dir) : [])
+            }
+          )
+        : undefined
       t0 = performance.now()
       const child = spawn(
         process.execPath,
@@ -170,7 +206,8 @@ export async function measure(variant: Variant): Promise<Sample> {
           cliBinary(),
           workspace.dir,
           model.url,
-          MODEL
+          MODEL,
+          ...(sandbox ? [JSON.stringify(sandbox)] : [])
         ],
         { cwd: workspace.dir, stdio: ['ignore', 'pipe', 'pipe'] }
       )

@@ -3,12 +3,13 @@
 // policy). No policy, no report, no logging, no validation: connect, create the session,
 // autopilot, send, approve every request at once, wait for idle, shut down, exit.
 // Plain JavaScript (no tsx) so that it starts like the action's bundle does.
-// Usage: node floor-client.mjs <copilot> <workdir> <model-url> <model>
+// Usage: node floor-client.mjs <copilot> <workdir> <model-url> <model> [<sandboxConfig JSON>]
+// (with the sandbox the action's policy derives, the session is the one the action runs)
 import { spawn } from 'node:child_process'
 import path from 'node:path'
 import rpc from 'vscode-jsonrpc/node'
 
-const [executable, workdir, baseUrl, model] = process.argv.slice(2)
+const [executable, workdir, baseUrl, model, sandbox] = process.argv.slice(2)
 const cli = spawn(executable, ['--headless', '--stdio', '--no-auto-update', '--no-auto-login'], {
   cwd: workdir,
   env: {
@@ -42,7 +43,8 @@ await connection.sendRequest('connect', {})
   workingDirectory: workdir,
   requestPermission: true,
   streaming: false,
-  provider: { type: 'openai', baseUrl, apiKey: 'bench-key' }
+  provider: { type: 'openai', baseUrl, apiKey: 'bench-key' },
+  ...(sandbox ? { sandboxConfig: JSON.parse(sandbox) } : {})
 }))
 await connection.sendRequest('session.mode.set', { sessionId, mode: 'autopilot' })
 await connection.sendRequest('session.send', {

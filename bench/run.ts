@@ -234,12 +234,27 @@ if (only.has('e2e')) {
     const w = get(v).map((x) => x.wallMs)
     return `${s(Math.min(...w))}–${s(Math.max(...w))}`
   }
+  // The floor runs the session the action runs (the same OS sandbox): what the action adds.
+  const floorRatio = wall('action') / wall('floor')
+  rows.push({
+    figure: `Overhead: wall, action / protocol floor (${TOOL_CALLS} tool calls)`,
+    measured: `${floorRatio.toFixed(2)}× (${s(wall('action'))} / ${s(wall('floor'))})`,
+    target: '≤ 1.05×',
+    pass: floorRatio <= 1.05
+  })
+  const floorExtra = first('action') - first('floor')
+  rows.push({
+    figure: 'Startup: to first model request, action − protocol floor',
+    measured: `${floorExtra >= 0 ? '+' : ''}${s(floorExtra)} (${s(first('action'))} vs ${s(first('floor'))})`,
+    target: '≤ +0.10 s',
+    pass: floorExtra <= 100
+  })
   const ratio = wall('action') / wall('bare')
   rows.push({
     figure: `Overhead: wall, action / bare CLI (${TOOL_CALLS} tool calls)`,
     measured: `${ratio.toFixed(2)}× (${s(wall('action'))} / ${s(wall('bare'))})`,
-    target: '≤ 1.10×',
-    pass: ratio <= 1.1
+    target: 'reference',
+    pass: undefined
   })
   const extra = first('action') - first('bare')
   rows.push({
@@ -250,7 +265,7 @@ if (only.has('e2e')) {
   })
   rows.push({
     figure: 'Protocol floor: minimal client / bare CLI',
-    measured: `${(wall('floor') / wall('bare')).toFixed(2)}× (${s(wall('floor'))}); action / floor ${(wall('action') / wall('floor')).toFixed(2)}×`,
+    measured: `${(wall('floor') / wall('bare')).toFixed(2)}× (${s(wall('floor'))}; the OS sandbox included)`,
     target: 'reference',
     pass: undefined
   })
