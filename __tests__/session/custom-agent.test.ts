@@ -2,7 +2,7 @@
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { UserError } from '../../src/errors.js'
+import { userError } from '../../test-support/errors.js'
 import { listAgents, parseAgentFile, readCustomAgent } from '../../src/session/custom-agent.js'
 
 let dir: string
@@ -17,15 +17,7 @@ function agent(file: string, text: string): void {
   fs.writeFileSync(full, text)
 }
 
-const error = (fn: () => unknown): string => {
-  try {
-    fn()
-  } catch (e) {
-    expect(e).toBeInstanceOf(UserError)
-    return (e as Error).message
-  }
-  throw new Error('expected a UserError')
-}
+const error = userError
 
 describe('readCustomAgent', () => {
   it('reads description, tools and the instructions below the front matter', () => {

@@ -5,7 +5,7 @@
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { UserError } from '../../src/errors.js'
+import { userError } from '../../test-support/errors.js'
 import { parseJson } from '../../src/session/json.js'
 import {
   describeMcpServers,
@@ -15,15 +15,7 @@ import {
 
 const SOURCE = "input 'mcp-servers'"
 const parse = (text: string) => parseMcpServers(text, SOURCE)
-const error = (fn: () => unknown): string => {
-  try {
-    fn()
-  } catch (e) {
-    expect(e).toBeInstanceOf(UserError)
-    return (e as Error).message
-  }
-  throw new Error('expected a UserError')
-}
+const error = userError
 
 describe('parseMcpServers', () => {
   it('takes the CLI format, fills the defaults, and collects env and header values as secrets', () => {
