@@ -65,6 +65,21 @@ export function makeWorkspace(
   return ws
 }
 
+/** The inputs of a run against the scripted model at `modelUrl` (BYOK), and `extra`. */
+export function scriptedInputs(
+  modelUrl: string,
+  extra: Record<string, string> = {}
+): Record<string, string> {
+  return {
+    prompt: 'Do the task.',
+    model: 'claude-sonnet-4.5',
+    'provider-type': 'openai',
+    'provider-base-url': modelUrl,
+    'timeout-minutes': '2',
+    ...extra
+  }
+}
+
 export interface ActionResult {
   exitCode: number | null
   stdout: string

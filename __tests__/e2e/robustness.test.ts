@@ -10,6 +10,7 @@ import {
   isAlive,
   makeWorkspace,
   runAction,
+  scriptedInputs,
   waitGone,
   type ActionResult,
   type RunActionOptions,
@@ -59,14 +60,7 @@ async function runWith(
   model = await startModelServer(script)
   const result = await runAction({
     workspace,
-    inputs: {
-      prompt: 'Do the task.',
-      model: 'claude-sonnet-4.5',
-      'provider-type': 'openai',
-      'provider-base-url': model.url,
-      'timeout-minutes': '2',
-      ...inputs
-    },
+    inputs: scriptedInputs(model.url, inputs),
     ...extra
   })
   expect(result.cliPids.length).toBeGreaterThan(0) // a CLI was started
