@@ -3520,6 +3520,20 @@ function isWorkingDirectory(word: ShellWord): boolean {
   return word.literal && /^\.?\/?$/.test(word.text.replace(/\/+$/, '/'))
 }
 
+/** What an install does where it is told to: the directories' trees, or the global prefix. */
+function installEffects(label: string, directories: ShellWord[], global: boolean): CommandEffect[] {
+  const out = directories.map((d) => write(label, d, true))
+  if (global) {
+    const program = label.split(' ')[0] ?? ''
+    out.push(
+      writesUnknown(
+        `${program} installing globally writes into the global prefix, outside the working directory`
+      )
+    )
+  }
+  return out
+}
+
 /** npm itself, its words read under every reading npm's parser may make of them (npm.ts). */
 function npmCliEffects(words: readonly ShellWord[]): CommandEffect[] {
   const name = 'npm'
@@ -3584,16 +3598,7 @@ function npmCliEffects(words: readonly ShellWord[]): CommandEffect[] {
       out.push(writesUnknown("npm link links packages through npm's global prefix"))
     }
   }
-  if (is(...NPM_INSTALLS)) {
-    for (const d of directories) out.push(write('npm --prefix', d, true))
-    if (global) {
-      out.push(
-        writesUnknown(
-          'npm installing globally writes into the global prefix, outside the working directory'
-        )
-      )
-    }
-  }
+  if (is(...NPM_INSTALLS)) out.push(...installEffects('npm --prefix', directories, global))
   const writer = commands.find((c) => NPM_WRITES_PACKAGE.has(c.command))
   if (writer !== undefined) {
     for (const d of directories.length > 0 ? directories : [lit('.')]) {
@@ -3760,16 +3765,7 @@ function npmEffects(words: readonly ShellWord[], name: string): CommandEffect[] 
       candidates.some((i) => PM_INSTALLS.has((words[i] as ShellWord).text)) ||
       yarnGlobal)
   if (yarnGlobal) global = true
-  if (installs) {
-    for (const d of directories) out.push(write(`${name} --dir`, d, true))
-    if (global) {
-      out.push(
-        writesUnknown(
-          `${name} installing globally writes into the global prefix, outside the working directory`
-        )
-      )
-    }
-  }
+  if (installs) out.push(...installEffects(`${name} --dir`, directories, global))
   return out
 }
 
