@@ -122,7 +122,10 @@ describe('a deny or ask rule naming a subcommand catches it behind options', () 
     ['npm pub x$D', 'deny', 'no-publish'],
     ['npm publ "./$D"', 'deny', 'no-publish'],
     ['npm --color i evil', 'ask', 'ask-install'],
-    ['npm -- i evil', 'ask', 'ask-install']
+    ['npm -- i evil', 'ask', 'ask-install'],
+    // install-test installs, then tests (third review)
+    ['npm it evil-pkg', 'ask', 'ask-install'],
+    ['npm installTest evil-pkg', 'ask', 'ask-install']
   ])('%s → %s (%s)', (command, decision, rule) => {
     expect(decide(command)).toEqual([decision, rule])
   })
@@ -170,6 +173,16 @@ describe("npm's install location and registry", () => {
     ['npm --long=ci --prefix /tmp/x', 'deny', 'outside-workspace'],
     ['npm -- config set script-shell /tmp/evil', 'deny', 'runs-code'],
     ['npm -- explore pkg -- sh -c id', 'deny', 'runs-code'],
+    // npm writes its debug log (and cache) where it is told (third review)
+    ['npm --logs-dir=.github/workflows test', 'deny', 'default'],
+    ['npm --logs-d=.github test', 'deny', 'default'],
+    ['npm --cache=.git/hooks test', 'deny', 'default'],
+    // commands that reset the working tree to a commit the agent made (third review)
+    ['git checkout -f', 'deny', 'writes-unknown'],
+    ['git stash', 'deny', 'writes-unknown'],
+    ['git stash push', 'deny', 'writes-unknown'],
+    ['git switch -f -c y', 'deny', 'writes-unknown'],
+    ['git switch --orphan x', 'deny', 'writes-unknown'],
     ['npm -g -- install evilpkg', 'deny', 'writes-unknown'],
     // a word after an option may be its value: every reading of the subcommand is checked
     ['npm --prefix x config set script-shell ./e', 'deny', 'runs-code'],

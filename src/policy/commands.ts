@@ -113,6 +113,8 @@ export function commandSpellings(words: readonly ShellWord[]): ShellWord[][] {
       const name = npmCommand(word.text) ?? word.text
       const rest = argv.operands.filter((o) => o.index > index).map((o) => o.word)
       out.push([first, lit(name), ...rest])
+      // `npm install-test x` is `npm install x`, then `npm test`
+      if (name === 'install-test') out.push([first, lit('install'), ...rest])
     }
   }
   return out
@@ -1471,15 +1473,21 @@ const gitSubmodule: GitHandler = (args) => {
 
 const gitStash: GitHandler = (args) => {
   const sub = args[1]
-  if (sub === undefined || !sub.literal)
-    return sub === undefined
-      ? []
-      : [dynamicArgument('git stash', sub, 'pop or apply, which write files')]
+  if (sub === undefined) {
+    return [writesUnknown('git stash resets changed files to HEAD, which can hold any file')]
+  }
+  if (!sub.literal) return [dynamicArgument('git stash', sub, 'pop or apply, which write files')]
   if (sub.text === 'pop' || sub.text === 'apply' || sub.text === 'branch') {
     return [writesUnknown(`git stash ${sub.text} writes the stashed files, which can be any file`)]
   }
-  return []
+  if (STASH_READS.has(sub.text)) return []
+  // `git stash`, `push`, `save`, `-p`, ...: the working tree goes back to HEAD, and HEAD can
+  // hold anything the agent committed (`git apply --cached` a patch, commit, stash)
+  return [writesUnknown('git stash resets changed files to HEAD, which can hold any file')]
 }
+
+/** `git stash` subcommands that leave the working tree alone. */
+const STASH_READS = new Set(['list', 'show', 'drop', 'clear', 'create', 'store'])
 
 const GIT_CHECKOUT: OptionTable = {
   shortValue: 'bB',
@@ -1501,6 +1509,10 @@ const gitCheckout: GitHandler = (args) => {
     out.push(writesUnknown('git checkout --pathspec-from-file restores files listed in a file'))
   }
   const creates = has('b', 'B', 'orphan')
+  // -f / --force throws local changes away: the working tree becomes the commit checked out
+  if (has('f', 'force') && a.after.length === 0) {
+    out.push(writesUnknown(`git checkout --force: ${CHECKOUT_HINT}`))
+  }
   if (a.dashDash) {
     if (a.after.length === 0) {
       if (a.before.length > 0 && !creates) out.push(writesUnknown(`git checkout: ${CHECKOUT_HINT}`))
@@ -1791,7 +1803,9 @@ function gitSwitch(args: readonly ShellWord[]): CommandEffect[] {
     ['c', 'C', 'create', 'force-create', 'orphan'].includes(o.name)
   )
   const operands = [...a.before, ...a.after]
-  if (creates && operands.length === 0) return gitUnknown(a, 'switch', 'a branch')
+  // --force / --discard-changes reset the working tree, --orphan empties it
+  const resets = a.options.some((o) => ['f', 'force', 'discard-changes', 'orphan'].includes(o.name))
+  if (creates && operands.length === 0 && !resets) return gitUnknown(a, 'switch', 'a branch')
   return [
     ...gitUnknown(a, 'switch', 'a branch'),
     writesUnknown('git switch rewrites any file that differs in the branch it switches to')
@@ -3482,6 +3496,9 @@ const NPM_INSTALLS = new Set([
   'update'
 ])
 
+/** npm options naming a directory every command may write to (logs, the cache). */
+const NPM_WRITE_DIRECTORIES = new Set(['logs-dir', 'cache'])
+
 /** npm commands that write the prefix's package.json (`npm pkg set`, `npm version`). */
 const NPM_WRITES_PACKAGE = new Set(['init', 'pkg', 'version'])
 
@@ -3580,6 +3597,8 @@ function npmCliEffects(words: readonly ShellWord[]): CommandEffect[] {
     if (option.key === 'pack-destination' && is('pack')) {
       out.push(write('npm pack --pack-destination', value, true))
     }
+    // every npm command writes its debug log and may write its cache there
+    if (NPM_WRITE_DIRECTORIES.has(option.key)) out.push(write(`npm --${option.key}`, value, true))
   }
 
   for (const { index, command } of commands) {

@@ -346,8 +346,8 @@ rules:
       - "mypy *"
       - "git add *"
       - "git restore *"
-      - "git stash"
-      - "git stash *"
+      - "git stash list*"
+      - "git stash show*"
 tests:
   - { shell: "npm ci && npm test", expect: allow, rule: project-checks }
   - { shell: "npm run lint -- --fix 2>&1 | tail -n 50", expect: allow }
