@@ -80,6 +80,25 @@ const ReportSchema = z.strictObject({
       reason: z.string().optional()
     })
     .optional(),
+  audit: z
+    .strictObject({
+      checks: z.number(),
+      changed: z.number(),
+      complete: z.boolean(),
+      readOnly: z.array(z.string()).optional(),
+      violations: z.array(
+        z.strictObject({
+          path: z.string(),
+          change: z.enum(['created', 'changed', 'deleted']),
+          rule: z.string(),
+          reason: z.string().optional(),
+          reverted: z.boolean(),
+          note: z.string().optional(),
+          command: z.string().optional()
+        })
+      )
+    })
+    .optional(),
   plan: z.strictObject({
     content: z.string().nullable(),
     todos: z.array(z.strictObject({ id: z.string(), title: z.string(), status: z.string() }))

@@ -9,7 +9,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import * as core from '@actions/core'
-import { cliHome, readInputs, type EarlyStart } from './cli/early.js'
+import { cliHome, commandScratch, readInputs, type EarlyStart } from './cli/early.js'
 import { CliStarter, type StartedCli } from './cli/start.js'
 import { UserError, messageOf } from './errors.js'
 import {
@@ -21,7 +21,7 @@ import {
   type PolicyIssue
 } from './policy/index.js'
 import { checkPolicy, testPolicy } from './policy/tool.js'
-import { sandboxConfigFor } from './policy/sandbox.js'
+import { protectedNames, sandboxConfigFor } from './policy/sandbox.js'
 import { toReport } from './reporting/report.js'
 import { renderWorking } from './reporting/render.js'
 import { commentPublisher, commentTarget, publish, runUrl } from './reporting/publish.js'
@@ -38,6 +38,7 @@ import { hasCredential, type Settings } from './settings.js'
 import type { Ending } from './session/fold.js'
 import type { Logger } from './session/log.js'
 import { Recorder } from './session/recorder.js'
+import { WorkspaceAudit } from './session/audit.js'
 import { Run } from './session/run.js'
 import { resolveSessionInputs } from './session/session-inputs.js'
 import { planSandbox, probeSandbox, SANDBOX_FIX, type SandboxPlan } from './session/sandbox.js'
@@ -161,28 +162,44 @@ async function runAgent(
     ? new CliStarter({ settings, early: early?.cli, env, log: (line) => core.info(line), signal })
     : undefined
   let stopped: Promise<void> | undefined
+  let audit: WorkspaceAudit | undefined
   try {
     if (!cli) throw new UserError(NO_CREDENTIAL)
     // Whether the OS sandbox works here (one bwrap spawn) is found out while the policy loads.
     const sandboxProbe = probeSandbox(env)
     const policy = await core.group('Policy', () => loadCheckedPolicy(settings, env, recorder))
+    // What the agent's work is checked against afterwards, and what the sandbox keeps read-only.
+    const started = await WorkspaceAudit.start({
+      root: settings.workingDirectory,
+      storeDir: path.join(settings.tempDir, 'audit'),
+      protection: {
+        names: protectedNames(policy),
+        decide: (file) => policy.decide({ kind: 'write', fileName: file })
+      },
+      evidence: () => recorder.state
+    })
+    audit = started.audit
     // `required` without a working sandbox fails here, before any session exists.
     const sandbox = planSandbox(policy.sandboxMode, await sandboxProbe, () =>
-      sandboxConfigFor(policy, sandboxContext(settings, env))
+      sandboxConfigFor(policy, {
+        ...sandboxContext(settings, env),
+        protectedPaths: started.readOnly
+      })
     )
     recorder.record({
       type: 'sandbox',
       record: sandbox.record,
       required: sandbox.mode === 'required'
     })
+    if (sandbox.config) recorder.record({ type: 'read-only', paths: started.readOnly })
     logSandbox(sandbox)
-    const started = await cli.started
-    if (started.version) recorder.record({ type: 'cli', version: started.version })
+    const connected = await cli.started
+    if (connected.version) recorder.record({ type: 'cli', version: connected.version })
     core.info(
-      `Connected to Copilot CLI ${started.version ?? '(version not reported)'} (protocol ${started.protocolVersion})`
+      `Connected to Copilot CLI ${connected.version ?? '(version not reported)'} (protocol ${connected.protocolVersion})`
     )
     await new Run({
-      api: started.api,
+      api: connected.api,
       policy,
       recorder,
       log,
@@ -198,21 +215,22 @@ async function runAgent(
       provider: settings.provider,
       // copilotToken is unset with a BYOK provider
       tokenRegistration: settings.copilotToken
-        ? started.api.provideGitHubToken(settings.copilotToken)
+        ? connected.api.provideGitHubToken(settings.copilotToken)
         : undefined,
       planFirst: settings.planFirst,
       sandbox: sandbox.config,
+      audit,
       trustedConfig: settings.trustedConfig,
       maxAutopilotContinues: settings.maxAutopilotContinues,
       timeoutMs: settings.timeoutMs,
       idleTimeoutMs: settings.idleTimeoutMs,
       signal,
-      cliExited: cliExit(started, clean),
+      cliExited: cliExit(connected, clean),
       setupCommands: settings.setupCommands,
       verifyCommands: settings.verifyCommands,
       commandTimeoutMs: settings.commandTimeoutMs,
       scratchDir: path.join(settings.tempDir, 'commands'),
-      protectedGroups: [started.process.pid ?? -1, process.pid],
+      protectedGroups: [connected.process.pid ?? -1, process.pid],
       redact: clean,
       ...(asker ? { asker } : {}),
       ...(noAskerReason ? { noAskerReason } : {})
@@ -223,6 +241,7 @@ async function runAgent(
     // Any session is shut down by now (its metrics are in): the CLI exits (~40 ms after
     // SIGTERM) while the report is written and published.
     stopped = cli?.stop()
+    audit?.discard()
   }
   showProgress()
   if (settings.maxTokens !== undefined && recorder.state.eventModels.size === 0) {
@@ -486,6 +505,8 @@ function sandboxContext(
     env,
     actionDir: path.dirname(fileURLToPath(import.meta.url)),
     copilotHome: cliHome(settings),
+    scratchDir: commandScratch(settings),
+    ...runnerInstallation(process.execPath),
     exists: (p) => fs.existsSync(p),
     children: (dir) => {
       try {
@@ -495,6 +516,16 @@ function sandboxContext(
       }
     }
   }
+}
+
+/**
+ * The runner's installation when the action runs on the runner's own Node
+ * (`<runner>/externals/node24/bin/node`): its credentials and logs are kept from the commands.
+ */
+function runnerInstallation(execPath: string): { runnerDir?: string } {
+  const at = execPath.split(path.sep).lastIndexOf('externals')
+  if (at <= 0) return {}
+  return { runnerDir: execPath.split(path.sep).slice(0, at).join(path.sep) }
 }
 
 function logSandbox(sandbox: SandboxPlan): void {

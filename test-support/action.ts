@@ -65,6 +65,62 @@ export function makeWorkspace(
   return ws
 }
 
+/** A workspace in the GitHub-hosted runner's layout, with the directories around it. */
+export interface RunnerWorkspace extends Workspace {
+  /** HOME (`/home/runner` on the runners): holds the work root. */
+  home: string
+  /** HOME/work: holds the repository's folder, `_temp`, `_actions`, `_tool`. */
+  workRoot: string
+  /** The environment a run in this layout gets (HOME, RUNNER_WORKSPACE, ...). */
+  env: Record<string, string>
+}
+
+/**
+ * The directory layout of GitHub's own runners, under a new directory of `parent`: HOME holds
+ * `work/REPO/REPO` (the workspace), `work/_temp` (RUNNER_TEMP), `work/_actions`, `work/_tool`,
+ * and a sibling checkout `work/other/other`. `parent` under HOME puts it where the runners have
+ * it; under /tmp it is a self-hosted layout.
+ */
+export function makeRunnerWorkspace(
+  files: Record<string, string> = {},
+  parent: string = os.homedir()
+): RunnerWorkspace {
+  const home = fs.mkdtempSync(path.join(parent, 'autopilot-e2e-home-'))
+  const workRoot = path.join(home, 'work')
+  const dir = path.join(workRoot, 'repo', 'repo')
+  const runnerTemp = path.join(workRoot, '_temp')
+  for (const d of [dir, runnerTemp, path.join(workRoot, '_actions'), path.join(workRoot, '_tool')])
+    fs.mkdirSync(d, { recursive: true })
+  fs.mkdirSync(path.join(workRoot, 'other', 'other'), { recursive: true })
+  fs.writeFileSync(path.join(workRoot, 'other', 'other', 'build.sh'), 'echo build\n')
+  const ws: RunnerWorkspace = {
+    dir,
+    runnerTemp,
+    home,
+    workRoot,
+    env: {
+      HOME: home,
+      RUNNER_WORKSPACE: path.join(workRoot, 'repo'),
+      RUNNER_TOOL_CACHE: path.join(workRoot, '_tool'),
+      RUNNER_ENVIRONMENT: 'self-hosted'
+    },
+    write(file, content) {
+      const full = path.join(dir, file)
+      fs.mkdirSync(path.dirname(full), { recursive: true })
+      fs.writeFileSync(full, content)
+    },
+    read(file) {
+      const full = path.resolve(dir, file)
+      return fs.existsSync(full) ? fs.readFileSync(full, 'utf8') : undefined
+    },
+    cleanup() {
+      fs.rmSync(home, { recursive: true, force: true })
+    }
+  }
+  for (const [file, content] of Object.entries(files)) ws.write(file, content)
+  return ws
+}
+
 /** The inputs of a run against the scripted model at `modelUrl` (BYOK), and `extra`. */
 export function scriptedInputs(
   modelUrl: string,

@@ -2,12 +2,15 @@
  * The policy's `sandbox:` section, and the CLI sandbox config derived from a policy and the
  * run's facts (src/policy/sandbox.ts).
  */
-import { mkdirSync } from 'node:fs'
-import path from 'node:path'
 import { compilePolicy, PolicyError } from '../../src/policy/index.js'
 import { resolvePolicyText } from '../../src/policy/load.js'
 import { HOME_CREDENTIALS } from '../../src/policy/sensitive.js'
-import { sandboxConfigFor, sandboxNetwork, type SandboxFacts } from '../../src/policy/sandbox.js'
+import {
+  protectedNames,
+  sandboxConfigFor,
+  sandboxNetwork,
+  type SandboxFacts
+} from '../../src/policy/sandbox.js'
 import { EXAMPLE_POLICY, tempWorkspace } from './helpers.js'
 
 let ws: ReturnType<typeof tempWorkspace>
@@ -119,7 +122,10 @@ describe('sandboxConfigFor', () => {
     const fsPolicy = config.userPolicy.filesystem
     expect(fsPolicy.readwritePaths).toEqual(['/home/runner/work/repo/repo'])
     expect(fsPolicy.deniedPaths).toEqual([
+      // the scratch areas: each a private tmpfs
       '/tmp',
+      '/var/tmp',
+      '/dev/shm',
       // RUNNER_TEMP and the CLI's home hold the session state (plan.md), which the CLI's own file
       // tools must reach: everything around it is denied instead
       '/home/runner/work/_temp/_runner_file_commands',
@@ -168,10 +174,28 @@ rules:
     expect(config.userPolicy.filesystem.readonlyPaths).not.toContain('/opt/hostedtoolcache')
   })
 
-  it('denies HOME whole when the workspace is elsewhere', async () => {
-    const config = await configOf(EXAMPLE_POLICY, facts({ workingDirectory: '/srv/repo' }))
+  it('denies HOME whole when the workspace and the session state are elsewhere', async () => {
+    const config = await configOf(
+      EXAMPLE_POLICY,
+      facts({ workingDirectory: '/srv/repo', copilotHome: '/srv/temp/copilot-home' })
+    )
     expect(config.userPolicy.filesystem.deniedPaths).toContain('/home/runner')
     expect(config.userPolicy.filesystem.deniedPaths).not.toContain('/home/runner/.ssh')
+  })
+
+  it('HOME holding only the session state: everything around it denied, and its credentials', async () => {
+    const children = (dir: string): string[] =>
+      dir === '/home/runner' ? ['.ssh', '.bashrc', 'work'] : (TREE[dir] ?? [])
+    const config = await configOf(
+      EXAMPLE_POLICY,
+      facts({ workingDirectory: '/srv/repo', children })
+    )
+    const denied = config.userPolicy.filesystem.deniedPaths
+    expect(denied).toEqual(
+      expect.arrayContaining(['/home/runner/.ssh', '/home/runner/.bashrc', '/home/runner/.npmrc'])
+    )
+    expect(denied).not.toContain('/home/runner')
+    expect(denied).not.toContain('/home/runner/work')
   })
 
   it('never denies the workspace or a directory that holds it', async () => {
@@ -183,24 +207,119 @@ rules:
     }
   })
 
-  it('a workspace under /tmp: /tmp stays shared (denying it would lock the file tools out)', () => {
-    const dir = path.join(ws.dir, 'repo')
-    mkdirSync(dir, { recursive: true })
+  it('a workspace under /tmp: /tmp read-only (the CLI would bind it read-write), everything else in it denied', () => {
+    const tree: Record<string, string[]> = {
+      '/tmp': ['other-job', 'runner', 'secret.txt'],
+      '/tmp/runner': ['home', '_temp'],
+      '/tmp/runner/home': ['.bashrc', 'work'],
+      '/tmp/runner/home/work': ['repo', 'sibling'],
+      '/tmp/runner/home/work/repo': ['repo', 'stray'],
+      '/tmp/runner/_temp': ['run-1', 'other-action'],
+      '/tmp/runner/_temp/run-1': ['copilot-home', 'scratch', 'report.json'],
+      '/tmp/runner/_temp/run-1/copilot-home': ['session-state', 'logs']
+    }
+    const dir = '/tmp/runner/home/work/repo/repo'
     const config = sandboxConfigFor(
       { rules: [] },
       {
         workingDirectory: dir,
-        env: {},
-        exists: () => true
+        env: { HOME: '/tmp/runner/home', RUNNER_TEMP: '/tmp/runner/_temp' },
+        copilotHome: '/tmp/runner/_temp/run-1/copilot-home',
+        scratchDir: '/tmp/runner/_temp/run-1/scratch',
+        exists: () => true,
+        children: (d) => tree[d] ?? []
       }
     )
-    expect(config.userPolicy.filesystem.readwritePaths).toEqual([dir])
-    expect(config.userPolicy.filesystem.deniedPaths).toEqual([])
+    const { readwritePaths, readonlyPaths, deniedPaths } = config.userPolicy.filesystem
+    expect(readwritePaths).toEqual([dir, '/tmp/runner/_temp/run-1/scratch'])
+    expect(readonlyPaths).toContain('/tmp')
+    expect(deniedPaths).toEqual(
+      expect.arrayContaining([
+        '/tmp/other-job',
+        '/tmp/secret.txt',
+        '/tmp/runner/home/.bashrc',
+        '/tmp/runner/home/work/sibling',
+        '/tmp/runner/home/work/repo/stray',
+        '/tmp/runner/_temp/other-action',
+        '/tmp/runner/_temp/run-1/report.json',
+        '/tmp/runner/_temp/run-1/copilot-home/logs',
+        '/tmp/runner/home/.ssh',
+        '/var/tmp',
+        '/dev/shm'
+      ])
+    )
+    // never a directory on the way to what must stay reachable
+    for (const kept of [
+      dir,
+      '/tmp/runner/_temp/run-1/scratch',
+      '/tmp/runner/_temp/run-1/copilot-home/session-state'
+    ]) {
+      expect(deniedPaths.filter((d) => kept === d || kept.startsWith(`${d}/`))).toEqual([])
+    }
     const elsewhere = sandboxConfigFor(
       { rules: [] },
       { workingDirectory: '/srv/repo', env: {}, exists: () => true }
     )
-    expect(elsewhere.userPolicy.filesystem.deniedPaths).toEqual(['/tmp'])
+    expect(elsewhere.userPolicy.filesystem.deniedPaths).toEqual(['/tmp', '/var/tmp', '/dev/shm'])
+    expect(elsewhere.userPolicy.filesystem.readonlyPaths).not.toContain('/tmp')
+  })
+
+  it('the protected paths that exist inside the workspace are read-only; none outside it', async () => {
+    const config = await configOf(
+      EXAMPLE_POLICY,
+      facts({
+        protectedPaths: ['.github', '.git/config', '.git/hooks', 'web/.npmrc', '../escape', '.'],
+        exists: (p) => p !== '/home/runner/work/repo/repo/web/.npmrc'
+      })
+    )
+    const readonly = config.userPolicy.filesystem.readonlyPaths
+    expect(readonly).toEqual(
+      expect.arrayContaining([
+        '/home/runner/work/repo/repo/.github',
+        '/home/runner/work/repo/repo/.git/config',
+        '/home/runner/work/repo/repo/.git/hooks'
+      ])
+    )
+    // gone since it was found; outside the workspace; the workspace itself
+    expect(readonly).not.toContain('/home/runner/work/repo/repo/web/.npmrc')
+    expect(readonly).not.toContain('/home/runner/work/repo/escape')
+    expect(readonly).not.toContain('/home/runner/work/repo/repo')
+    expect(config.userPolicy.filesystem.readwritePaths).toEqual(['/home/runner/work/repo/repo'])
+  })
+
+  it("the runner's installation: its credentials and logs denied", async () => {
+    const config = await configOf(
+      EXAMPLE_POLICY,
+      facts({ runnerDir: '/home/runner/runners/2.330.0' })
+    )
+    expect(config.userPolicy.filesystem.deniedPaths).toEqual(
+      expect.arrayContaining([
+        '/home/runner/runners/2.330.0/.credentials',
+        '/home/runner/runners/2.330.0/.credentials_rsaparams',
+        '/home/runner/runners/2.330.0/_diag'
+      ])
+    )
+  })
+})
+
+describe('protectedNames', () => {
+  it('the literal names of the write-deny globs, wherever they stand', async () => {
+    const policy = await compilePolicy(
+      `version: 1
+extends: ci-fix
+rules:
+  - { decision: deny, write: ["Secrets/**", "*.lock", "/etc/**", "docs/**/*.md"] }
+  - { decision: allow, write: ["allowed/**"] }
+`,
+      'p.yml',
+      ws.dir
+    )
+    const names = protectedNames(policy)
+    expect([...names]).toEqual(
+      expect.arrayContaining(['.github', '.git', '.npmrc', '.husky', 'secrets', 'docs'])
+    )
+    expect(names.has('allowed')).toBe(false)
+    expect([...names].some((n) => n.includes('*'))).toBe(false)
   })
 })
 

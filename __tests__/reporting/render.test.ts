@@ -34,7 +34,8 @@ const HEADLINES: Record<RunStatus, string> = {
   failed: '### ❌ Copilot run failed',
   'timed-out': '### ⏱ Copilot run timed out',
   cancelled: '### 🛑 Copilot run was cancelled',
-  'budget-exceeded': '### 💸 Copilot run stopped: its budget ran out'
+  'budget-exceeded': '### 💸 Copilot run stopped: its budget ran out',
+  'policy-violation': '### ⛔ Copilot changed files the policy protects (reverted)'
 }
 
 const PROBLEMS = '#### 🩺 What went wrong and how to fix it'

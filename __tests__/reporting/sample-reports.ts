@@ -207,7 +207,12 @@ const ERRORS: Partial<Record<RunStatus, { message: string; type: string }>> = {
     message: 'The agent did not finish within 30 min (timeout-minutes).',
     type: 'timeout'
   },
-  cancelled: { message: 'The workflow run was cancelled.', type: 'cancelled' }
+  cancelled: { message: 'The workflow run was cancelled.', type: 'cancelled' },
+  'policy-violation': {
+    message:
+      "The workspace audit found 2 paths changed that the policy's write rules forbid: `.npmrc` (created, rule `protected-files`), `README.md` (changed, no rule allows it). Each was put back as it was before the agent started.",
+    type: 'policy-violation'
+  }
 }
 
 /** A report as rendering tests want it: every section present, fixed times. */
@@ -229,6 +234,26 @@ export function sampleReport(status: RunStatus, overrides: Partial<Report> = {})
     ...(completed ? { completion: { state: 'accepted' as const } } : {}),
     policy: { source: `${ROOT}/.github/copilot-policy.yml`, builtIn: false },
     sandbox: { state: 'enforced', backend: 'bubblewrap' },
+    audit: {
+      checks: 1,
+      changed: status === 'policy-violation' ? 4 : 2,
+      complete: true,
+      readOnly: ['.github', '.git/config', '.git/hooks'],
+      violations:
+        status === 'policy-violation'
+          ? [
+              {
+                path: '.npmrc',
+                change: 'created',
+                rule: 'protected-files',
+                reason: "registry credentials are not the agent's to change",
+                reverted: true,
+                command: 'npm test'
+              },
+              { path: 'README.md', change: 'changed', rule: 'default', reverted: true }
+            ]
+          : []
+    },
     workingDirectory: ROOT,
     plan: {
       content: '# Plan\n\n1. Run the tests\n2. Fix `sum()`\n',

@@ -55,6 +55,14 @@ export function cliHome(settings: Settings): string {
 }
 
 /**
+ * The agent's commands' private scratch directory (their TMPDIR): writable inside the OS
+ * sandbox, removed with the run's temporary directory.
+ */
+export function commandScratch(settings: Settings): string {
+  return path.join(settings.tempDir, 'scratch')
+}
+
+/**
  * Starts the CLI for a run: its private home, `--log-level debug` when the step runs with debug
  * logging (what core.isDebug() reads), and `env` (stripped by CliProcess).
  */
@@ -66,6 +74,7 @@ export function spawnCli(
   return new CliProcess({
     executable,
     home: cliHome(settings),
+    scratch: commandScratch(settings),
     args: env.RUNNER_DEBUG === '1' ? ['--log-level', 'debug'] : [],
     env,
     secrets: settings.secrets

@@ -11,6 +11,8 @@ export interface CliProcessOptions {
   executable: string
   /** Private directory: COPILOT_HOME (session state, logs, config). */
   home: string
+  /** The agent's commands' private scratch directory: their TMPDIR (`scratchEnvironment`). */
+  scratch?: string
   /** Extra CLI arguments (e.g. `--log-level debug`). */
   args?: string[]
   env?: NodeJS.ProcessEnv
@@ -49,6 +51,16 @@ export function cliEnvironment(
   return out
 }
 
+/**
+ * Where the agent's commands keep temporary files: TMPDIR, a directory of `scratch`. The OS
+ * sandbox gives them a private /tmp, except where /tmp holds the workspace (self-hosted layouts):
+ * then the host's /tmp is read-only to them, and this is where they write. The CLI passes its
+ * environment to every command (setup and verify commands too).
+ */
+export function scratchEnvironment(scratch: string): Record<string, string> {
+  return { TMPDIR: path.join(scratch, 'tmp') }
+}
+
 export class CliProcess {
   readonly child: ChildProcessWithoutNullStreams
   readonly exited: Promise<CliExit>
@@ -60,6 +72,12 @@ export class CliProcess {
     fs.mkdirSync(options.home, { recursive: true })
     const env = cliEnvironment(options.env ?? process.env, options.secrets)
     env.COPILOT_HOME = options.home
+    if (options.scratch !== undefined) {
+      for (const [name, dir] of Object.entries(scratchEnvironment(options.scratch))) {
+        fs.mkdirSync(dir, { recursive: true, mode: 0o700 })
+        env[name] = dir
+      }
+    }
     // No credential goes into the environment: the agent's commands are children of the CLI and
     // could read it from /proc/<pid>/environ. The token is handed over JSON-RPC instead
     // (see Connection.provideGitHubToken).

@@ -185,7 +185,15 @@ export const EventData = {
     error: z
       .looseObject({ message: z.string().optional(), code: z.string().optional() })
       .nullable()
+      .optional(),
+    /** `properties.sandbox_denied: "true"`: the OS sandbox refused the CLI's own file tool. */
+    toolTelemetry: z
+      .looseObject({
+        properties: z.looseObject({ sandbox_denied: z.string().optional() }).optional()
+      })
+      .nullable()
       .optional()
+      .catch(undefined)
   }),
   'permission.requested': z.looseObject({
     requestId: z.string(),

@@ -63,6 +63,21 @@ export interface SandboxFacts {
    * around it; without it, the session state's directories are not denied.
    */
   children?: (dir: string) => string[]
+  /**
+   * The agent's commands' private writable directory (their TMPDIR: see `scratchEnvironment` in
+   * cli/process.ts): read-write, and kept reachable like the session state.
+   */
+  scratchDir?: string
+  /**
+   * Paths inside the workspace that exist and that the policy's write rules protect
+   * (`protectedPaths`): read-only, so no program, modeled or not, can change them.
+   */
+  protectedPaths?: readonly string[]
+  /**
+   * The runner's own installation (the directory holding `externals/`, `_diag/`, `.runner`),
+   * when the action runs under it: its credentials and logs denied.
+   */
+  runnerDir?: string
 }
 
 /** Files the runner reads back after the step: writing them injects env/PATH/outputs. */
@@ -81,11 +96,56 @@ export const RUNNER_FILE_VARIABLES = [
  */
 const READONLY_PREFIXES = ['/usr/local', '/opt']
 
-/** `dir`'s entries, and theirs, down to `keep`: everything in `dir` but the way to `keep`. */
-function around(dir: string, keep: string, children: (dir: string) => string[]): string[] {
-  if (dir === keep) return []
-  if (!within(dir, keep)) return [dir]
+/**
+ * Scratch areas every program may write to. One that holds nothing the sandbox must reach is
+ * denied: a private tmpfs inside the sandbox (the write "succeeds" and is lost). One that holds
+ * the workspace, the session state or the commands' scratch directory (self-hosted layouts, the
+ * test suites) cannot be denied (the CLI's file tools refuse every path below a denied one), and
+ * left alone the CLI binds /tmp read-write (measured, CLI 1.0.102): it is read-only instead, its
+ * other entries denied, and the commands get their TMPDIR in the scratch directory.
+ */
+const SCRATCH_AREAS = ['/tmp', '/var/tmp', '/dev/shm']
+
+/**
+ * What the runner's installation keeps that no command may read: its registration and
+ * credentials (the private key of a self-hosted runner) and its diagnostic logs.
+ */
+const RUNNER_SECRETS = [
+  '.credentials',
+  '.credentials_rsaparams',
+  '.runner',
+  '.env',
+  '.path',
+  '_diag'
+]
+
+/**
+ * `dir`'s entries, and theirs, down to each path of `keep`: everything in `dir` but the way to
+ * the paths kept.
+ */
+function around(
+  dir: string,
+  keep: readonly string[],
+  children: (dir: string) => string[]
+): string[] {
+  if (keep.includes(dir)) return []
+  if (!keep.some((k) => within(dir, k))) return [dir]
   return children(dir).flatMap((name) => around(path.join(dir, name), keep, children))
+}
+
+/**
+ * What the sandbox must keep reachable inside the directories it denies: the workspace, the
+ * CLI's session state (plan.md: the CLI's own file tools obey the denied paths) and the
+ * commands' scratch directory.
+ */
+function keptPaths(facts: SandboxFacts): string[] {
+  const copilotHome = absolute(facts.copilotHome)
+  const scratch = absolute(facts.scratchDir)
+  return [
+    path.resolve(facts.workingDirectory),
+    ...(copilotHome === undefined ? [] : [path.join(copilotHome, 'session-state')]),
+    ...(scratch === undefined ? [] : [scratch])
+  ]
 }
 
 /** True when `child` is `parent` or lies inside it. */
@@ -103,6 +163,28 @@ function absolute(value: string | undefined): string | undefined {
   return value !== undefined && value !== '' && path.isAbsolute(value)
     ? path.resolve(value)
     : undefined
+}
+
+/**
+ * The names the write-deny rules hold literally wherever they stand, lower case: `.github` for
+ * the globs `.github/**` and `** /.github/**`, `.npmrc` for `** /.npmrc` (without the spaces).
+ * A path holding one of these is a candidate for protection (the rules then decide it); a rule
+ * without such a name (`*.lock`) protects nothing the sandbox can bind ahead, and the audit
+ * after the session covers it.
+ */
+export function protectedNames(policy: SandboxPolicy): Set<string> {
+  const names = new Set<string>()
+  for (const rule of policy.rules) {
+    if (rule.matcher !== 'write' || rule.decision !== 'deny') continue
+    for (const glob of rule.paths) {
+      if (glob.absolute) continue
+      let pattern = glob.source.replace(/^\.\//, '')
+      while (pattern.startsWith('**/')) pattern = pattern.slice(3)
+      const first = pattern.split('/')[0] ?? ''
+      if (first !== '' && !/[*?[\]{}!()+@]/.test(first)) names.add(first.toLowerCase())
+    }
+  }
+  return names
 }
 
 /**
@@ -140,20 +222,21 @@ export function sandboxNetwork(policy: SandboxPolicy): SandboxNetwork {
 }
 
 /**
- * The paths no sandboxed command may see: secrets, the runner's files, the action's own.
+ * The paths no sandboxed command may see: secrets, the runner's files, the action's own, and
+ * the scratch areas that do not hold the workspace (each a private tmpfs inside the sandbox).
  *
  * Never a directory holding the workspace: the CLI's file tools (create, edit) refuse every path
  * below a denied one, readwrite or not (measured, CLI 1.0.102). HOME, which holds the workspace
- * on the runners, is then replaced by its credential files; /tmp, when it holds the workspace,
- * stays the host's (shared).
+ * on the runners, is then replaced by its credential files (the CLI mounts nothing else of it:
+ * the sandbox's root is its own tmpfs, where a write to HOME or the work root is lost).
  */
 export function deniedPaths(facts: SandboxFacts): string[] {
   const { env } = facts
   const workspace = path.resolve(facts.workingDirectory)
   const home = absolute(env.HOME)
+  const runnerDir = absolute(facts.runnerDir)
   const candidates: Array<string | undefined> = [
-    // a private tmpfs instead of the host's /tmp (a workspace under /tmp is still bound)
-    '/tmp',
+    ...SCRATCH_AREAS,
     absolute(env.RUNNER_TEMP),
     ...RUNNER_FILE_VARIABLES.map((name) => {
       const file = absolute(env[name])
@@ -161,34 +244,39 @@ export function deniedPaths(facts: SandboxFacts): string[] {
     }),
     absolute(env.GITHUB_ACTION_PATH) ?? absolute(facts.actionDir),
     absolute(facts.copilotHome),
+    ...(runnerDir === undefined ? [] : RUNNER_SECRETS.map((name) => path.join(runnerDir, name))),
     home
   ]
-  const copilotHome = absolute(facts.copilotHome)
-  const sessionState =
-    copilotHome === undefined ? undefined : path.join(copilotHome, 'session-state')
+  const kept = keptPaths(facts)
   const denied: string[] = []
   for (const candidate of candidates) {
     if (candidate === undefined) continue
-    if (sessionState !== undefined && within(candidate, sessionState) && candidate !== home) {
-      if (facts.children !== undefined)
-        denied.push(...around(candidate, sessionState, facts.children))
-    } else if (!within(candidate, workspace)) denied.push(candidate)
-    else if (candidate === home) {
+    if (candidate === home && within(home, workspace)) {
+      // the CLI mounts nothing of HOME but what it binds: its credentials are what to deny
       denied.push(...HOME_CREDENTIALS.map((name) => path.join(candidate, name)))
-    }
+    } else if (kept.some((k) => within(candidate, k))) {
+      if (facts.children !== undefined) denied.push(...around(candidate, kept, facts.children))
+      if (candidate === home) {
+        denied.push(...HOME_CREDENTIALS.map((name) => path.join(candidate, name)))
+      }
+    } else denied.push(candidate)
   }
   return unique(denied).filter((p) => !within(p, workspace))
 }
 
 /**
  * The CLI's `sandboxConfig` for a run under `policy`: the workspace and the literal bases of the
- * absolute write-allow globs read-write, toolchains read-only, secrets and the runner's files
- * denied, network as the url rules allow, no loopback or local network, no bypass.
+ * absolute write-allow globs read-write, and the commands' scratch directory (their TMPDIR);
+ * inside the workspace, the paths the write rules protect read-only; toolchains read-only, and
+ * a scratch area holding the workspace; secrets, the runner's files and the other scratch areas
+ * denied;
+ * network as the url rules allow, no loopback or local network, no bypass.
  */
 export function sandboxConfigFor(policy: SandboxPolicy, facts: SandboxFacts): SandboxConfig {
   const workspace = path.resolve(facts.workingDirectory)
   const denied = deniedPaths(facts)
-  const writable = [workspace]
+  const scratch = absolute(facts.scratchDir)
+  const writable = [workspace, ...(scratch === undefined ? [] : [scratch])]
   for (const rule of policy.rules) {
     if (rule.matcher !== 'write' || rule.decision !== 'allow') continue
     for (const glob of rule.paths) {
@@ -201,8 +289,17 @@ export function sandboxConfigFor(policy: SandboxPolicy, facts: SandboxFacts): Sa
   }
   const readwrite = unique(writable).filter((p) => p === workspace || facts.exists(p))
   const toolCache = absolute(facts.env.RUNNER_TOOL_CACHE)
-  const readonly = unique([...READONLY_PREFIXES, ...(toolCache ? [toolCache] : [])]).filter(
-    (p) => facts.exists(p) && !readwrite.some((w) => within(w, p))
+  const kept = keptPaths(facts)
+  const outside = unique([
+    ...READONLY_PREFIXES,
+    ...(toolCache ? [toolCache] : []),
+    // a scratch area holding what the sandbox keeps reachable: the CLI would bind it read-write
+    ...SCRATCH_AREAS.filter((area) => kept.some((k) => within(area, k)))
+  ]).filter(
+    (p) => facts.exists(p) && (SCRATCH_AREAS.includes(p) || !readwrite.some((w) => within(w, p)))
+  )
+  const inside = unique((facts.protectedPaths ?? []).map((p) => path.resolve(workspace, p))).filter(
+    (p) => p !== workspace && within(workspace, p) && facts.exists(p)
   )
   return {
     enabled: true,
@@ -212,7 +309,7 @@ export function sandboxConfigFor(policy: SandboxPolicy, facts: SandboxFacts): Sa
       network: sandboxNetwork(policy),
       filesystem: {
         readwritePaths: readwrite,
-        readonlyPaths: readonly,
+        readonlyPaths: [...outside, ...inside],
         deniedPaths: denied.filter((p) => facts.exists(p))
       }
     }

@@ -38,7 +38,10 @@ export const BUILT_IN_IDS = [
   'writes-unknown',
   'reads-secret',
   'hard-link',
-  'links-then-writes'
+  'links-then-writes',
+  // not the engine's: the OS sandbox's denials and the workspace audit's git check
+  'sandbox',
+  'git-internals'
 ] as const
 
 export const RULE_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/

@@ -65,7 +65,8 @@ const STATUS: Record<RunStatus, string> = {
   failed: '❌ Copilot run failed',
   'timed-out': '⏱ Copilot run timed out',
   cancelled: '🛑 Copilot run was cancelled',
-  'budget-exceeded': '💸 Copilot run stopped: its budget ran out'
+  'budget-exceeded': '💸 Copilot run stopped: its budget ran out',
+  'policy-violation': '⛔ Copilot changed files the policy protects (reverted)'
 }
 
 export const BAD_POLICY_HEADLINE = '❌ The policy file is invalid'
@@ -151,6 +152,34 @@ export const PROBLEMS_HEADING = '#### 🩺 What went wrong and how to fix it'
  * task_complete, the denials that blocked the agent (with the rule that would allow each), tools
  * the agent could not use, and what it was doing last.
  */
+/**
+ * What the workspace audit found: each path the write rules forbid that changed while the agent
+ * worked, its rule, the command that names it, and whether it was put back.
+ */
+function violationsPart(view: View, limits: Limits): string | null {
+  const violations = view.report.audit?.violations ?? []
+  if (violations.length === 0) return null
+  const max = Math.max(limits.blocking, 5)
+  const list = violations.slice(0, max).map((v) => {
+    const rule =
+      v.rule === 'default'
+        ? 'no rule allows it'
+        : `rule ${view.code(v.rule, Math.min(limits.detail, 100))}`
+    const by = v.command ? `, by ${view.code(v.command, limits.detail)}` : ''
+    const fate = v.reverted
+      ? '↩️ put back'
+      : `⚠️ not put back${v.note ? ` (${view.inline(v.note, limits.detail)})` : ''}`
+    return `- ${view.code(v.path, limits.detail)} ${v.change} — ${rule}${by} — ${fate}`
+  })
+  if (violations.length > max) list.push(`- … ${more(violations.length - max, 'path')}`)
+  const kept = violations.filter((v) => !v.reverted).length
+  const after =
+    kept === 0
+      ? 'The workspace is as it was before the agent started for these paths; nothing the agent made of them reaches a later step.'
+      : 'Check the paths not put back before a later step uses this workspace.'
+  return `⛔ **Changed what the policy forbids** (found by the workspace audit after the agent's work):\n\n${list.join('\n')}\n\n${after}`
+}
+
 export function problemsSection(view: View, limits: Limits): string | null {
   const { report } = view
   const completed = report.status === 'completed'
@@ -165,11 +194,14 @@ export function problemsSection(view: View, limits: Limits): string | null {
       parts.push(`Also failed:\n\n${list.join('\n')}`)
     }
   }
+  const violations = violationsPart(view, limits)
+  if (violations !== null) parts.unshift(violations)
   // The error, unless the failing command or the refused task_complete already says it all.
   const type = report.error?.type
   const said =
     (failing !== undefined && (type === 'verify' || type === 'setup-command')) ||
-    (rejected && type === 'task-complete-rejected')
+    (rejected && type === 'task-complete-rejected') ||
+    (violations !== null && type === 'policy-violation')
   if (report.error && !said) parts.push(errorPart(view, limits))
   const fix = knownFix(view)
   if (fix !== null) parts.push(`**How to fix it:** ${fix}`)

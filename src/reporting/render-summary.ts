@@ -268,10 +268,10 @@ export function permissionSection(view: View, limits: Limits): string {
   const policy = report.policy.builtIn
     ? `**Policy:** the built-in read-only policy applied, because no policy file was found (${source}).`
     : `**Policy:** ${source}`
-  const sandbox = sandboxLine(view)
+  const lines = [policy, sandboxLine(view), auditLine(view)].filter((l) => l !== null)
   const parts = [
     `#### 🔐 Permissions · ${formatInt(view.allowedTotal)} allowed, ${formatInt(view.deniedTotal)} denied`,
-    sandbox === null ? policy : `${policy}  \n${sandbox}`
+    lines.join('  \n')
   ]
   if (kinds.length === 0) {
     parts.push('The agent asked for no permissions.')
@@ -331,14 +331,37 @@ function decisionRow(view: View, p: PermissionRecord, max: number): string {
   return `| ${verdict} | ${view.cell(p.kind, 30)} | ${view.cell(relativePath(p.subject, view.root) || '(no subject)', max)} | ${rule} | ${reason} |`
 }
 
+/** One line: what the workspace audit after the agent's work checked and found. */
+function auditLine(view: View): string | null {
+  const audit = view.report.audit
+  if (audit === undefined || audit.checks === 0) return null
+  const found =
+    audit.violations.length === 0
+      ? 'nothing the write rules forbid'
+      : `${plural(audit.violations.length, 'path')} the write rules forbid (see above)`
+  const partial = audit.complete
+    ? ''
+    : ' (the workspace had more entries than the audit walks: the rest was not checked)'
+  return `**Workspace audit:** ${plural(audit.changed, 'path')} changed while the agent worked; ${found}${partial}`
+}
+
 /** One line: whether the agent's shell commands ran in the OS sandbox. */
 function sandboxLine(view: View): string | null {
   const sandbox = view.report.sandbox
   if (sandbox === undefined) return null
   const reason = sandbox.reason ? ` — ${view.inline(sandbox.reason, 300)}` : ''
+  const audit = view.report.audit
+  const readOnly = audit?.readOnly ?? []
+  const kept =
+    readOnly.length > 0
+      ? `; read-only inside it: ${readOnly
+          .slice(0, 8)
+          .map((p) => view.code(p, 120))
+          .join(', ')}${readOnly.length > 8 ? `, and ${readOnly.length - 8} more` : ''}`
+      : ''
   switch (sandbox.state) {
     case 'enforced':
-      return `**Sandbox:** 🛡️ enforced${sandbox.backend ? ` (${view.code(sandbox.backend, 40)})` : ''}: the agent's shell commands ran confined to the workspace, without network beyond the policy's hosts`
+      return `**Sandbox:** 🛡️ enforced${sandbox.backend ? ` (${view.code(sandbox.backend, 40)})` : ''}: the agent's shell commands ran confined to the workspace${kept}, without network beyond the policy's hosts`
     case 'unavailable':
       return `**Sandbox:** ⚠️ unavailable${reason}: the agent's shell commands ran without the OS sandbox (the policy still judged each one)`
     case 'off':

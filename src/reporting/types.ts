@@ -7,7 +7,8 @@ import type { PermissionRequest } from '../cli/protocol.js'
 /**
  * How the run ended. `completed` only when the agent called task_complete, the CLI accepted it
  * and every verify command passed; `verify-failed` when the agent completed but a verify command
- * failed. The `status` output, the headline, the job summary and the step result all follow it.
+ * failed; `policy-violation` when the workspace audit after the session found a path changed
+ * that the write rules forbid (it is reverted). The `status` output, the headline, the job summary and the step result all follow it.
  */
 export const RUN_STATUSES = [
   'completed',
@@ -16,7 +17,8 @@ export const RUN_STATUSES = [
   'failed',
   'timed-out',
   'cancelled',
-  'budget-exceeded'
+  'budget-exceeded',
+  'policy-violation'
 ] as const
 export type RunStatus = (typeof RUN_STATUSES)[number]
 
@@ -106,6 +108,38 @@ export interface PolicyIssueRecord {
   column: number
   message: string
   fix: string
+}
+
+/** A path changed while the agent worked that the write rules forbid, and what became of it. */
+export interface ViolationRecord {
+  /** Relative to the workspace. */
+  path: string
+  change: 'created' | 'changed' | 'deleted'
+  /** The rule that forbids it (`default`: no rule allows it; `git-internals`). */
+  rule: string
+  reason?: string
+  /** Put back as it was before the agent started (removed, when it was created). */
+  reverted: boolean
+  /** Why it could not be put back. */
+  note?: string
+  /** The agent's shell command that names the path, when one does. */
+  command?: string
+}
+
+/**
+ * The workspace audit: after the agent's work (and after each repair), every path created,
+ * changed or deleted since it started, decided by the write rules.
+ */
+export interface AuditRecord {
+  /** How many times the audit ran (after the agent's work, and after each repair). */
+  checks: number
+  /** Paths created, changed or deleted while the agent worked. */
+  changed: number
+  violations: ViolationRecord[]
+  /** False when the workspace had more entries than the audit walks. */
+  complete: boolean
+  /** Paths the OS sandbox kept read-only (protected paths that existed). */
+  readOnly?: string[]
 }
 
 export interface PermissionRecord {
@@ -208,6 +242,8 @@ export interface Report {
   completion?: CompletionRecord
   /** The OS sandbox around the agent's shell commands (absent in reports of older versions). */
   sandbox?: SandboxRecord
+  /** The workspace audit after the agent's work (absent when no audit ran). */
+  audit?: AuditRecord
   plan: { content: string | null; todos: TodoRecord[] }
   tools: ToolCallRecord[]
   permissions: PermissionRecord[]

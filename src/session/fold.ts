@@ -29,6 +29,7 @@ import {
 } from '../reporting/text.js'
 import type {
   ApprovalRecord,
+  AuditRecord,
   CommandRecord,
   AgentRecord,
   CompletionRecord,
@@ -45,8 +46,15 @@ import type {
 } from '../reporting/types.js'
 import { sandboxEvidence } from './sandbox.js'
 
+/** The rule a denial by the OS sandbox is recorded under (tool calls, counts, the comment). */
+export const SANDBOX_RULE = 'sandbox'
+
 /** Bounds on what the state keeps. Exported for tests and documentation. */
 export const REPORT_LIMITS = {
+  /** Audit violations kept (the audit reverts them all; the report names these). */
+  violations: 200,
+  /** Read-only paths named in the report. */
+  readOnlyPaths: 100,
   /** Tool call records kept in `tools` (in-flight, failed and denied calls are kept first). */
   toolRecords: 2000,
   /** Tool calls tracked as started but not completed; beyond this the oldest are given up. */
@@ -116,6 +124,10 @@ export type RunInput =
     }
   /** The sandbox as planned; `required`: a failure to engage stops the run. */
   | { type: 'sandbox'; record: SandboxRecord; required: boolean }
+  /** Paths the OS sandbox keeps read-only (the protected paths that exist). */
+  | { type: 'read-only'; paths: readonly string[] }
+  /** The workspace audit after the agent's work (one per agent turn: repairs add theirs). */
+  | { type: 'audit'; result: Omit<AuditRecord, 'readOnly' | 'checks'> }
   | {
       type: 'decision'
       requestId: string
@@ -191,6 +203,8 @@ export interface RunState {
   policy: { source: string; builtIn: boolean; issues?: PolicyIssueRecord[] }
   sandbox: SandboxRecord | undefined
   sandboxRequired: boolean
+  /** The workspace audit, over every agent turn. */
+  audit: AuditRecord | undefined
   /** The CLI said the sandbox did not engage (first report). */
   sandboxFailure: string | undefined
   workingDirectory: string | undefined
@@ -268,6 +282,7 @@ export function createState(options: StateOptions): RunState {
     policy: { source: clean(options.policySource), builtIn: false },
     sandbox: undefined,
     sandboxRequired: false,
+    audit: undefined,
     sandboxFailure: undefined,
     workingDirectory:
       options.workingDirectory === undefined ? undefined : clean(options.workingDirectory),
@@ -359,6 +374,15 @@ export function fold(state: RunState, input: RunInput): RunState {
     case 'sandbox':
       setSandbox(state, input.record)
       state.sandboxRequired = input.required
+      break
+    case 'read-only':
+      state.audit = {
+        ...(state.audit ?? { checks: 0, changed: 0, violations: [], complete: true }),
+        readOnly: input.paths.slice(0, REPORT_LIMITS.readOnlyPaths).map((p) => clean(state, p))
+      }
+      break
+    case 'audit':
+      onAudit(state, input.result)
       break
     case 'decision':
       state.asks.delete(input.requestId)
@@ -471,6 +495,8 @@ export interface Settled {
  * commands that all passed.
  */
 export function settle(state: RunState): Settled {
+  const violation = violationOf(state)
+  if (violation !== undefined) return violation
   const ending = state.ending ?? { kind: 'crashed', message: 'the run ended early', type: 'error' }
   const minutes = (ms: number): string => formatMinutes(ms)
   switch (ending.kind) {
@@ -589,6 +615,52 @@ export function settle(state: RunState): Settled {
         }
       }
     }
+  }
+}
+
+/**
+ * A path the write rules forbid changed while the agent worked: whatever else happened, the run
+ * is a policy violation (the paths are reverted; the message names them and their rules).
+ */
+function violationOf(state: RunState): Settled | undefined {
+  const violations = state.audit?.violations ?? []
+  if (violations.length === 0) return undefined
+  const shown = violations
+    .slice(0, 3)
+    .map(
+      (v) =>
+        `\`${v.path}\` (${v.change}, ${v.rule === 'default' ? 'no rule allows it' : `rule \`${v.rule}\``})`
+    )
+  const more = violations.length > 3 ? ` and ${violations.length - 3} more` : ''
+  const kept = violations.filter((v) => !v.reverted).length
+  return {
+    status: 'policy-violation',
+    error: {
+      message: `The workspace audit found ${violations.length === 1 ? 'a path' : `${violations.length} paths`} changed that the policy's write rules forbid: ${shown.join(', ')}${more}. ${kept === 0 ? 'Each was put back as it was before the agent started.' : `${kept} could not be put back: check them before using this workspace.`}`,
+      type: 'policy-violation'
+    }
+  }
+}
+
+function onAudit(state: RunState, result: Omit<AuditRecord, 'readOnly' | 'checks'>): void {
+  const audit = state.audit ?? { checks: 0, changed: 0, violations: [], complete: true }
+  const room = Math.max(0, REPORT_LIMITS.violations - audit.violations.length)
+  state.audit = {
+    ...audit,
+    checks: audit.checks + 1,
+    changed: audit.changed + result.changed,
+    complete: audit.complete && result.complete,
+    violations: [
+      ...audit.violations,
+      ...result.violations.slice(0, room).map((v) => ({
+        ...v,
+        path: clip(clean(state, v.path), 300),
+        rule: clip(clean(state, v.rule), 100),
+        ...(v.reason === undefined ? {} : { reason: clip(clean(state, v.reason), 300) }),
+        ...(v.note === undefined ? {} : { note: clip(clean(state, v.note), 300) }),
+        ...(v.command === undefined ? {} : { command: clip(clean(state, v.command), 300) })
+      }))
+    ]
   }
 }
 
@@ -872,6 +944,26 @@ function onToolComplete(state: RunState, event: SessionEvent, now: number | unde
     record.rule = clip(clean(state, decision.rule), 200)
     record.error = detail(state, decision.reason ?? 'denied by the policy')
     record.target ??= decision.subject
+    toolStats.denied++
+    return
+  }
+  if (data.toolTelemetry?.properties?.sandbox_denied === 'true') {
+    // The CLI's own file tool refused a path the OS sandbox keeps read-only (a protected path
+    // that exists), before any permission request: a denial by the sandbox, in the decision log
+    // like any other, not a failed call.
+    const subject = record.target ?? '(path not reported)'
+    const reason = `the OS sandbox keeps this path read-only (${message.replace(/\.$/, '')})`
+    onDecision(
+      state,
+      `${SANDBOX_RULE}:${id}`,
+      { kind: 'write', toolCallId: id, fileName: subject },
+      { decision: 'deny', rule: SANDBOX_RULE, kind: 'write', subject, reason },
+      undefined
+    )
+    state.callDecisions.delete(id)
+    record.outcome = 'denied'
+    record.rule = SANDBOX_RULE
+    record.error = detail(state, reason)
     toolStats.denied++
     return
   }

@@ -13,6 +13,7 @@ import { UserError, messageOf } from '../errors.js'
 import type { Policy } from '../policy/types.js'
 import type { SandboxConfig } from '../policy/sandbox.js'
 import type { Provider } from '../settings.js'
+import type { WorkspaceAudit } from './audit.js'
 import { AUTH_FIX, checkAuth } from './auth.js'
 import { runCommands, type CommandsOptions } from './commands.js'
 import { waitForEnd } from './endings.js'
@@ -58,6 +59,11 @@ export interface RunOptions {
   planFirst: boolean
   /** The OS sandbox for the agent's shell commands (`sandboxConfig`), when the run uses it. */
   sandbox?: SandboxConfig
+  /**
+   * The workspace audit, its snapshot taken before the session: checked after the agent's work
+   * (and each repair), taken again after the setup and verify commands (the workflow's work).
+   */
+  audit?: WorkspaceAudit
   /** Let the CLI load the working tree's own configuration (hooks, MCP servers, skills, ...). */
   trustedConfig: boolean
   maxAutopilotContinues: number
@@ -187,10 +193,12 @@ export class Run {
     )
     if (signal.aborted) return await this.close({ kind: 'cancelled', during: 'setup' })
     if (!setupPassed) return await this.close({ kind: 'setup-failed' })
+    if (this.options.setupCommands.length > 0) await this.options.audit?.rebaseline()
 
     this.lastEventAt = Date.now()
     recorder.record({ type: 'phase', phase: 'agent' })
     recorder.record({ type: 'prompt-sent' })
+    this.agentWorked = true
     await api.send(sessionId, this.options.prompt)
     log.info('Prompt sent; the agent is working in autopilot')
 
@@ -320,6 +328,7 @@ export class Run {
     this.questions.abort()
     switch (ending.kind) {
       case 'cli-exit':
+        await this.checkWorkspace()
         return ending
       case 'cancelled':
         if (ending.during === 'agent') {
@@ -347,6 +356,7 @@ export class Run {
         await this.abort()
         break
       case 'idle':
+        // the verify commands, then, where they failed, the agent again; each turn audited
         ending = await this.verifyAndRepair()
         // An ending of a repair turn (not of the verify commands) is closed like any other.
         if (
@@ -359,6 +369,7 @@ export class Run {
       default:
         break
     }
+    if (ending.kind !== 'idle') await this.checkWorkspace()
     this.options.recorder.record({ type: 'phase', phase: 'finishing' })
     await this.collect()
     return ending
@@ -375,6 +386,7 @@ export class Run {
     const sessionId = this.sessionId ?? ''
     const retries = this.options.verifyRetries ?? 0
     for (let attempt = 0; ; attempt++) {
+      await this.checkWorkspace()
       if (verifyCommands.length > 0) recorder.record({ type: 'phase', phase: 'verify' })
       const passed = await runCommands(sessionId, 'verify', verifyCommands, this.commandOptions())
       if (signal.aborted) return { kind: 'cancelled', during: 'verify' }
@@ -386,6 +398,8 @@ export class Run {
       this.options.log.info(
         `A verify command failed: sending it back to the agent (repair ${attempt + 1} of ${retries})`
       )
+      await this.options.audit?.rebaseline()
+      this.agentWorked = true
       this.questions = new AbortController()
       recorder.record({ type: 'repair', attempt: attempt + 1 })
       recorder.record({ type: 'phase', phase: 'agent' })
@@ -406,6 +420,31 @@ export class Run {
       this.questions.abort()
       if (ending.kind === 'timeout') return { kind: 'timeout', limitMs: this.options.timeoutMs }
       if (ending.kind !== 'idle') return ending
+    }
+  }
+
+  /** Whether the agent worked since the workspace was last audited. */
+  private agentWorked = false
+
+  /**
+   * The workspace audit after the agent's work: what the write rules forbid is put back, and
+   * recorded (the run then ends `policy-violation`). Once per agent turn.
+   */
+  private async checkWorkspace(): Promise<void> {
+    const { audit, log, recorder } = this.options
+    if (audit === undefined || !this.agentWorked) return
+    this.agentWorked = false
+    try {
+      const result = await audit.check()
+      recorder.record({ type: 'audit', result })
+      for (const v of result.violations) {
+        log.warning(
+          `Workspace audit: ${v.path} was ${v.change}, which ${v.rule === 'default' ? 'no write rule allows' : `rule ${v.rule} forbids`}${v.command ? ` (the command: ${v.command})` : ''}; ${v.reverted ? 'put back' : `NOT put back: ${v.note ?? 'unknown reason'}`}`
+        )
+      }
+    } catch (error) {
+      log.warning(`The workspace audit failed: ${messageOf(error)}`)
+      throw error
     }
   }
 

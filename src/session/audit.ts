@@ -1,0 +1,580 @@
+/**
+ * The net under both walls: what changed in the workspace while the agent worked, checked
+ * against the policy's write rules, and put back where it should not have changed.
+ *
+ * The OS sandbox keeps every program inside the workspace and makes the protected paths that
+ * exist read-only, but bubblewrap binds only paths that exist (a new `.npmrc`, a new
+ * `.husky/pre-commit`), and the CLI's own file tools and the setup commands work on the tree as
+ * well. So before the agent starts the workspace is walked (`snapshot`: every entry's type, size,
+ * time and inode, the content of the protected files and of git's config and hooks, and, in a
+ * git repository, every file git does not ignore as a tree in a private object store), and after
+ * it is done the walk is repeated (`audit`): each path created, changed or deleted is decided by
+ * the write rules; a violation is reverted (a created path removed, a changed or deleted one
+ * restored) and reported.
+ *
+ * What counts as a violation:
+ * - a path an explicit rule denies (`protected-files`, the user's deny rules, built-in checks);
+ * - a path no rule allows (`default`), unless git ignores it (build output, caches: what a test
+ *   run leaves behind is not the agent's change);
+ * - an `ask` write nobody approved;
+ * - `.git/config` and `.git/hooks`, whatever the rules say: git runs what they name.
+ */
+import { execFile } from 'node:child_process'
+import fs from 'node:fs'
+import path from 'node:path'
+import type { Decision } from '../policy/types.js'
+
+/** What the walk keeps of one path. */
+export interface Entry {
+  type: 'file' | 'dir' | 'link' | 'other'
+  mode: number
+  size: number
+  mtimeMs: number
+  ino: number
+  /** A symbolic link's target. */
+  target?: string
+}
+
+/** The workspace when the agent started. */
+export interface Snapshot {
+  root: string
+  /** Workspace-relative paths (`/`-separated). */
+  entries: Map<string, Entry>
+  /** Copies of protected files, by relative path (the copy's path in the store). */
+  saved: Map<string, string>
+  /** A git tree of every file git does not ignore, in `storeDir/objects`. */
+  tree?: string
+  storeDir: string
+  /** False when the walk stopped at MAX_ENTRIES: paths beyond it are not audited. */
+  complete: boolean
+}
+
+export type Change = 'created' | 'changed' | 'deleted'
+
+export interface Violation {
+  path: string
+  change: Change
+  /** The rule that denies the write (`default` when none allows it, `git-internals`). */
+  rule: string
+  reason?: string
+  reverted: boolean
+  /** Why it could not be reverted. */
+  note?: string
+}
+
+export interface AuditResult {
+  /** Paths created, changed or deleted while the agent worked. */
+  changed: number
+  violations: Violation[]
+  complete: boolean
+}
+
+/** Decides a write of an absolute path (the policy's `decide({kind: 'write'})`). */
+export type DecideWrite = (absolutePath: string) => Decision
+
+/** Walks past this many entries are cut short (and the report says the audit was incomplete). */
+export const MAX_ENTRIES = 400_000
+/** Protected files larger than this are not copied (a change is reported, not reverted). */
+const MAX_SAVED_BYTES = 4 * 1024 * 1024
+
+/** Inside a `.git` directory only these are walked: what git runs or obeys. */
+const GIT_WATCHED = new Set(['config', 'hooks'])
+
+/** True for `.git/config`, `.git/hooks/...` (and a submodule's under `.git/modules/<m>/`). */
+export function isGitControl(rel: string): boolean {
+  const parts = rel.split('/')
+  const at = parts.indexOf('.git')
+  if (at < 0) return false
+  let rest = parts.slice(at + 1)
+  while (rest[0] === 'modules' && rest.length > 2) rest = rest.slice(2)
+  return rest.length > 0 && GIT_WATCHED.has(rest[0] ?? '')
+}
+
+function entryOf(stat: fs.Stats, full: string): Entry {
+  const type = stat.isSymbolicLink()
+    ? 'link'
+    : stat.isDirectory()
+      ? 'dir'
+      : stat.isFile()
+        ? 'file'
+        : 'other'
+  return {
+    type,
+    mode: stat.mode,
+    size: stat.size,
+    mtimeMs: stat.mtimeMs,
+    ino: stat.ino,
+    ...(type === 'link' ? { target: fs.readlinkSync(full) } : {})
+  }
+}
+
+/**
+ * Every path below `root` (never following links), but of a `.git` directory only its config
+ * and hooks (and its submodules' under `modules/`).
+ */
+export function walk(
+  root: string,
+  limit = MAX_ENTRIES
+): { entries: Map<string, Entry>; complete: boolean } {
+  const entries = new Map<string, Entry>()
+  const pending: string[] = ['']
+  while (pending.length > 0) {
+    const dir = pending.pop() ?? ''
+    let names: string[]
+    try {
+      names = fs.readdirSync(path.join(root, dir))
+    } catch {
+      continue
+    }
+    const inGit = dir.split('/').includes('.git')
+    for (const name of names) {
+      const rel = dir === '' ? name : `${dir}/${name}`
+      if (inGit && !isGitControl(rel) && !/(^|\/)\.git(\/modules(\/[^/]+)?)?$/.test(rel)) continue
+      if (entries.size >= limit) return { entries, complete: false }
+      const full = path.join(root, rel)
+      let stat: fs.Stats
+      try {
+        stat = fs.lstatSync(full)
+      } catch {
+        continue
+      }
+      entries.set(rel, entryOf(stat, full))
+      if (stat.isDirectory()) pending.push(rel)
+    }
+  }
+  return { entries, complete: true }
+}
+
+function same(a: Entry, b: Entry): boolean {
+  return (
+    a.type === b.type &&
+    a.mode === b.mode &&
+    a.ino === b.ino &&
+    a.target === b.target &&
+    (a.type === 'dir' || (a.size === b.size && a.mtimeMs === b.mtimeMs))
+  )
+}
+
+interface GitResult {
+  code: number
+  stdout: string
+}
+
+function git(
+  cwd: string,
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+  input?: string
+): Promise<GitResult> {
+  return new Promise((resolve) => {
+    const child = execFile(
+      'git',
+      args,
+      {
+        cwd,
+        env: { ...process.env, GIT_TERMINAL_PROMPT: '0', ...env },
+        maxBuffer: 256 * 1024 * 1024,
+        encoding: 'utf8'
+      },
+      (error, stdout) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0
+        resolve({ code, stdout })
+      }
+    )
+    if (input !== undefined) child.stdin?.end(input)
+  })
+}
+
+/** The environment that keeps git's objects for the snapshot in the store, not the repository. */
+function storeEnv(root: string, storeDir: string): NodeJS.ProcessEnv {
+  return {
+    GIT_INDEX_FILE: path.join(storeDir, 'index'),
+    GIT_OBJECT_DIRECTORY: path.join(storeDir, 'objects'),
+    GIT_ALTERNATE_OBJECT_DIRECTORIES: path.join(root, '.git', 'objects'),
+    // the snapshot is the workflow's own reading of the tree: no hook, no fsmonitor, no filter
+    GIT_CONFIG_COUNT: '2',
+    GIT_CONFIG_KEY_0: 'core.fsmonitor',
+    GIT_CONFIG_VALUE_0: 'false',
+    GIT_CONFIG_KEY_1: 'core.hooksPath',
+    GIT_CONFIG_VALUE_1: '/dev/null'
+  }
+}
+
+/** A git tree of the working tree's non-ignored files, written to the store's own objects. */
+async function gitTree(root: string, storeDir: string): Promise<string | undefined> {
+  if (!fs.existsSync(path.join(root, '.git', 'objects'))) return undefined
+  fs.mkdirSync(path.join(storeDir, 'objects'), { recursive: true })
+  // the repository's index as a start: only files changed since it are hashed again
+  try {
+    fs.copyFileSync(path.join(root, '.git', 'index'), path.join(storeDir, 'index'))
+  } catch {
+    // a repository without commits or index: every file is hashed
+  }
+  const env = storeEnv(root, storeDir)
+  const added = await git(root, ['add', '-A', '--', '.'], env)
+  if (added.code !== 0) return undefined
+  const tree = await git(root, ['write-tree'], env)
+  const id = tree.stdout.trim()
+  return tree.code === 0 && /^[0-9a-f]{40,64}$/.test(id) ? id : undefined
+}
+
+/** What the write rules protect: names a deny glob holds literally wherever it stands. */
+export interface Protection {
+  /** Lower-case path segments (`.github`, `.npmrc`, `.husky`): a path holding one is a candidate. */
+  names: ReadonlySet<string>
+  decide: DecideWrite
+}
+
+/** Whether an explicit rule denies writing `rel` (a built-in check or a deny rule, not `default`). */
+function explicitlyDenied(root: string, rel: string, decide: DecideWrite): boolean {
+  const decision = decide(path.join(root, rel))
+  return decision.decision === 'deny' && decision.rule !== 'default'
+}
+
+/** Protected paths at most made read-only (each is one bind mount); the audit covers the rest. */
+const MAX_PROTECTED = 500
+
+/**
+ * The existing paths the OS sandbox makes read-only: git's config and hooks, each directory the
+ * write rules deny whole (`.github`, `.husky`: a new file in it is denied too) and each other
+ * file they deny (`.npmrc`). Never a `.git` directory whole (git writes its index and objects).
+ */
+export function protectedPaths(snap: Snapshot, protection: Protection): string[] {
+  const out: string[] = []
+  const dirs: string[] = []
+  for (const [rel, entry] of snap.entries) {
+    if (out.length >= MAX_PROTECTED) break
+    const parts = rel.split('/')
+    const name = (parts.at(-1) ?? '').toLowerCase()
+    if (name === '.git' && entry.type === 'dir') continue
+    if (isGitControl(rel)) {
+      // the file or directory itself, not what is below hooks/
+      if (GIT_WATCHED.has(parts.at(-1) ?? '') && parts.at(-2) !== 'hooks') out.push(rel)
+      continue
+    }
+    if (!parts.some((p) => protection.names.has(p.toLowerCase()))) continue
+    if (dirs.some((d) => rel.startsWith(`${d}/`))) continue
+    if (entry.type === 'dir') {
+      if (explicitlyDenied(snap.root, `${rel}/.autopilot-new-file`, protection.decide)) {
+        dirs.push(rel)
+        out.push(rel)
+      }
+    } else if (explicitlyDenied(snap.root, rel, protection.decide)) out.push(rel)
+  }
+  // a file listed before its directory was found
+  return out.filter((rel) => !dirs.some((d) => rel.startsWith(`${d}/`)))
+}
+
+/**
+ * The workspace as it is now: every entry, a copy of each protected file (a change to one is
+ * reverted from the copy even where git ignores it), and the git tree of the rest.
+ */
+export async function snapshot(
+  root: string,
+  storeDir: string,
+  protection: Protection
+): Promise<Snapshot> {
+  fs.rmSync(storeDir, { recursive: true, force: true })
+  fs.mkdirSync(path.join(storeDir, 'files'), { recursive: true, mode: 0o700 })
+  const { entries, complete } = walk(root)
+  const saved = new Map<string, string>()
+  let n = 0
+  for (const [rel, entry] of entries) {
+    if (entry.type !== 'file' || entry.size > MAX_SAVED_BYTES) continue
+    const candidate =
+      isGitControl(rel) ||
+      (rel.split('/').some((p) => protection.names.has(p.toLowerCase())) &&
+        explicitlyDenied(root, rel, protection.decide))
+    if (!candidate) continue
+    const copy = path.join(storeDir, 'files', String(n++))
+    try {
+      fs.copyFileSync(path.join(root, rel), copy)
+      saved.set(rel, copy)
+    } catch {
+      // unreadable: a change is reported, not reverted
+    }
+  }
+  const tree = await gitTree(root, storeDir)
+  return { root, entries, saved, storeDir, complete, ...(tree ? { tree } : {}) }
+}
+
+/** What git ignores among `paths` (relative), by the tree's own ignore files. */
+async function ignoredAmong(root: string, paths: readonly string[]): Promise<Set<string>> {
+  if (paths.length === 0 || !fs.existsSync(path.join(root, '.git'))) return new Set()
+  const result = await git(
+    root,
+    ['-c', 'core.fsmonitor=false', 'check-ignore', '--no-index', '-z', '--stdin'],
+    {},
+    paths.join('\0') + '\0'
+  )
+  return new Set(result.stdout.split('\0').filter((p) => p !== ''))
+}
+
+/** Puts `rel` back as the snapshot had it; returns why it could not, or undefined. */
+async function restore(snap: Snapshot, rel: string, before: Entry): Promise<string | undefined> {
+  const full = path.join(snap.root, rel)
+  fs.mkdirSync(path.dirname(full), { recursive: true })
+  removePath(full)
+  if (before.type === 'dir') {
+    fs.mkdirSync(full, { recursive: true, mode: before.mode & 0o7777 })
+    return undefined
+  }
+  if (before.type === 'link') {
+    fs.symlinkSync(before.target ?? '', full)
+    return undefined
+  }
+  if (before.type !== 'file') return 'not a regular file'
+  const copy = snap.saved.get(rel)
+  if (copy !== undefined) {
+    fs.copyFileSync(copy, full)
+    fs.chmodSync(full, before.mode & 0o7777)
+    return undefined
+  }
+  if (snap.tree !== undefined) {
+    const blob = await gitBlob(snap, rel)
+    if (blob !== undefined) {
+      fs.writeFileSync(full, blob, { mode: before.mode & 0o7777 })
+      fs.chmodSync(full, before.mode & 0o7777)
+      return undefined
+    }
+  }
+  return 'no copy of it was kept (ignored by git, or too large)'
+}
+
+function gitBlob(snap: Snapshot, rel: string): Promise<Buffer | undefined> {
+  return new Promise((resolve) => {
+    execFile(
+      'git',
+      ['cat-file', 'blob', `${snap.tree ?? ''}:${rel}`],
+      {
+        cwd: snap.root,
+        env: { ...process.env, ...storeEnv(snap.root, snap.storeDir) },
+        encoding: 'buffer',
+        maxBuffer: 512 * 1024 * 1024
+      },
+      (error, stdout) => resolve(error ? undefined : stdout)
+    )
+  })
+}
+
+function removePath(full: string): void {
+  fs.rmSync(full, { recursive: true, force: true })
+}
+
+/** Whether a path (changed or created) may have changed, by the write rules. */
+function verdict(
+  rel: string,
+  snap: Snapshot,
+  decide: DecideWrite,
+  approved: ReadonlySet<string>
+): { rule: string; reason?: string } | undefined {
+  if (isGitControl(rel)) {
+    return {
+      rule: 'git-internals',
+      reason: "git's config and hooks name programs git runs; only the workflow may change them"
+    }
+  }
+  const decision = decide(path.join(snap.root, rel))
+  if (decision.decision === 'allow') return undefined
+  if (decision.decision === 'ask' && approved.has(rel)) return undefined
+  return { rule: decision.rule, ...(decision.reason ? { reason: decision.reason } : {}) }
+}
+
+export interface AuditOptions {
+  decide: DecideWrite
+  /** Workspace-relative paths a person approved a write of (`ask` rules). */
+  approved?: ReadonlySet<string>
+  /** Revert the violations (default true). */
+  revert?: boolean
+}
+
+/**
+ * Compares the workspace with `snap`, decides every path that changed, and reverts the
+ * violations (deepest first for removals, shallowest first for restores).
+ */
+export async function audit(snap: Snapshot, options: AuditOptions): Promise<AuditResult> {
+  const now = walk(snap.root)
+  const changes: Array<{ rel: string; change: Change }> = []
+  for (const [rel, entry] of now.entries) {
+    const before = snap.entries.get(rel)
+    if (before === undefined) {
+      if (snap.complete) changes.push({ rel, change: 'created' })
+    } else if (!same(before, entry)) changes.push({ rel, change: 'changed' })
+  }
+  if (now.complete) {
+    for (const rel of snap.entries.keys()) {
+      if (!now.entries.has(rel)) changes.push({ rel, change: 'deleted' })
+    }
+  }
+  const approved = options.approved ?? new Set<string>()
+  const candidates: Array<{ rel: string; change: Change; rule: string; reason?: string }> = []
+  for (const { rel, change } of changes) {
+    // a directory speaks through its entries (a created one is removed below once emptied)
+    const entry = now.entries.get(rel) ?? snap.entries.get(rel)
+    if (entry?.type === 'dir' && snap.entries.get(rel)?.type !== 'file') continue
+    const why = verdict(rel, snap, options.decide, approved)
+    if (why !== undefined) candidates.push({ rel, change, ...why })
+  }
+  // what no rule names (`default`) and git ignores is build output, not the agent's change
+  const loose = candidates.filter((c) => c.rule === 'default').map((c) => c.rel)
+  const ignored = await ignoredAmong(snap.root, loose)
+  const violations: Violation[] = []
+  const found = candidates.filter((c) => !(c.rule === 'default' && ignored.has(c.rel)))
+  // created paths are removed deepest first; changed and deleted ones restored shallowest first
+  const order = [...found].sort((a, b) =>
+    a.change === 'created' && b.change === 'created'
+      ? b.rel.length - a.rel.length
+      : a.change === 'created'
+        ? -1
+        : b.change === 'created'
+          ? 1
+          : a.rel.length - b.rel.length
+  )
+  const revert = options.revert ?? true
+  for (const c of order) {
+    let note: string | undefined
+    if (revert) {
+      try {
+        if (c.change === 'created') {
+          removePath(path.join(snap.root, c.rel))
+        } else {
+          const before = snap.entries.get(c.rel)
+          note = before ? await restore(snap, c.rel, before) : 'not in the snapshot'
+        }
+      } catch (error) {
+        note = error instanceof Error ? error.message : String(error)
+      }
+    }
+    violations.push({
+      path: c.rel,
+      change: c.change,
+      rule: c.rule,
+      ...(c.reason ? { reason: c.reason } : {}),
+      reverted: revert && note === undefined,
+      ...(note ? { note } : {})
+    })
+  }
+  if (revert) {
+    removeEmptied(
+      snap,
+      now.entries,
+      violations.filter((v) => v.change === 'created').map((v) => v.path)
+    )
+  }
+  violations.sort((a, b) => a.path.localeCompare(b.path))
+  return { changed: changes.length, violations, complete: snap.complete && now.complete }
+}
+
+/**
+ * Directories created while the agent worked that held a removed path and are empty now,
+ * deepest first (`.husky/` of a removed `.husky/pre-commit`).
+ */
+function removeEmptied(
+  snap: Snapshot,
+  now: ReadonlyMap<string, Entry>,
+  removed: readonly string[]
+): void {
+  const created = [...now]
+    .filter(([rel, entry]) => entry.type === 'dir' && !snap.entries.has(rel))
+    .map(([rel]) => rel)
+    .filter((rel) => removed.some((r) => r.startsWith(`${rel}/`)))
+    .sort((a, b) => b.length - a.length)
+  for (const rel of created) {
+    try {
+      fs.rmdirSync(path.join(snap.root, rel))
+    } catch {
+      // not empty: something the rules allow is in it
+    }
+  }
+}
+
+/** Removes the snapshot's store. */
+export function discard(snap: Snapshot): void {
+  fs.rmSync(snap.storeDir, { recursive: true, force: true })
+}
+
+/** What the run's audit needs of the run. */
+export interface WorkspaceAuditOptions {
+  root: string
+  storeDir: string
+  protection: Protection
+  /** The state's tools and permissions: who did it, and which ask writes a person approved. */
+  evidence: () => {
+    tools: ReadonlyArray<{ name: string; target?: string }>
+    permissions: ReadonlyArray<{
+      kind: string
+      decision: string
+      approval?: { verdict: string }
+      request: { fileName?: unknown }
+    }>
+  }
+}
+
+/**
+ * The audit of one run: the snapshot before the agent's work (`start`, then `rebaseline` after
+ * setup and verify commands, which are the workflow's), the check after it (`check`).
+ */
+export class WorkspaceAudit {
+  private constructor(
+    private readonly options: WorkspaceAuditOptions,
+    private baseline: Snapshot
+  ) {}
+
+  /** Walks the workspace; the paths to keep read-only come with it. */
+  static async start(
+    options: WorkspaceAuditOptions
+  ): Promise<{ audit: WorkspaceAudit; readOnly: string[] }> {
+    const snap = await snapshot(options.root, options.storeDir, options.protection)
+    return {
+      audit: new WorkspaceAudit(options, snap),
+      readOnly: protectedPaths(snap, options.protection)
+    }
+  }
+
+  /** The workspace as it is now becomes what the agent's next work is checked against. */
+  async rebaseline(): Promise<void> {
+    this.baseline = await snapshot(
+      this.options.root,
+      this.options.storeDir,
+      this.options.protection
+    )
+  }
+
+  /** Checks and reverts what the agent's work changed; the violations name the command. */
+  async check(): Promise<AuditResult & { violations: Array<Violation & { command?: string }> }> {
+    const { tools, permissions } = this.options.evidence()
+    const approved = new Set<string>()
+    for (const p of permissions) {
+      const file = p.request.fileName
+      if (p.kind !== 'write' || p.approval?.verdict !== 'approved' || typeof file !== 'string')
+        continue
+      approved.add(path.relative(this.options.root, path.resolve(this.options.root, file)))
+    }
+    const result = await audit(this.baseline, { decide: this.options.protection.decide, approved })
+    return {
+      ...result,
+      violations: result.violations.map((v) => {
+        const command = commandNaming(tools, v.path)
+        return command === undefined ? v : { ...v, command }
+      })
+    }
+  }
+
+  discard(): void {
+    discard(this.baseline)
+  }
+}
+
+/** The last shell command of the agent that names `rel` (or its file name), if any. */
+function commandNaming(
+  tools: ReadonlyArray<{ name: string; target?: string }>,
+  rel: string
+): string | undefined {
+  const base = path.basename(rel)
+  for (let i = tools.length - 1; i >= 0; i--) {
+    const target = tools[i]?.target
+    if (target === undefined) continue
+    if (target.includes(rel) || (base.length >= 3 && target.includes(base))) return target
+  }
+  return undefined
+}
