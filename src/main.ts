@@ -458,9 +458,7 @@ function conclude(report: Report, clean: (text: string) => string): void {
     log.info(`Completed: ${clean(report.summary ?? '')}`)
     return
   }
-  failStep(
-    clean(`Copilot run ${report.status}${report.error ? `: ${report.error.message}` : ''}`)
-  )
+  failStep(clean(`Copilot run ${report.status}${report.error ? `: ${report.error.message}` : ''}`))
 }
 
 /** Resolves with a description when the CLI exits during the run. */
