@@ -39,7 +39,7 @@ describe('the action log', () => {
       expect(commands[0]?.data).toContain('\\::stop-commands::T')
     }
     const group = runnerCommands(
-      await written(() => log.group(HOSTILE, async () => log.info(HOSTILE)))
+      await written(() => log.group(HOSTILE, () => Promise.resolve(log.info(HOSTILE))))
     )
     expect(group.map((c) => c.name)).toEqual(['group', 'endgroup'])
   })
