@@ -30,5 +30,32 @@ export default tseslint.config(
       ],
       '@typescript-eslint/consistent-type-imports': 'error'
     }
+  },
+  {
+    // Untrusted text never reaches the runner's command channel: lines are written through
+    // src/log.ts, which neutralizes workflow commands (src/text/workflow-commands.ts).
+    files: ['src/**/*.ts'],
+    ignores: ['src/log.ts', 'src/policy-cli.ts'],
+    rules: {
+      'no-console': 'error',
+      'no-restricted-properties': [
+        'error',
+        {
+          object: 'core',
+          property: 'info',
+          message: 'Log through src/log.ts (log.info): it neutralizes workflow commands.'
+        },
+        {
+          object: 'process',
+          property: 'stdout',
+          message: 'Log through src/log.ts: it neutralizes workflow commands.'
+        },
+        {
+          object: 'process',
+          property: 'stderr',
+          message: 'Log through src/log.ts: it neutralizes workflow commands.'
+        }
+      ]
+    }
   }
 )

@@ -12,6 +12,7 @@ import * as core from '@actions/core'
 import { cliHome, commandScratch, readInputs, type EarlyStart } from './cli/early.js'
 import { CliStarter, type StartedCli } from './cli/start.js'
 import { UserError, messageOf } from './errors.js'
+import { log } from './log.js'
 import {
   PolicyError,
   loadPolicy,
@@ -33,26 +34,24 @@ import { createGitHubClient, defaultApiUrl, type GitHubClient } from './github/c
 import { readEvent, runnerRepository, type RunnerEvent } from './github/event.js'
 import type { Asker } from './session/permissions.js'
 import { normalizeSecrets, redactNormalized } from './reporting/text.js'
+import { neutralizeWorkflowCommands } from './text/workflow-commands.js'
 import type { Report } from './reporting/types.js'
 import { hasCredential, type Settings } from './settings.js'
 import type { Ending } from './session/fold.js'
-import type { Logger } from './session/log.js'
 import { Recorder } from './session/recorder.js'
 import { WorkspaceAudit } from './session/audit.js'
 import { Run } from './session/run.js'
 import { resolveSessionInputs } from './session/session-inputs.js'
 import { planSandbox, probeSandbox, SANDBOX_FIX, type SandboxPlan } from './session/sandbox.js'
 
+/** The step fails with `message`, neutralized like every line of the log (src/log.ts). */
+function failStep(message: string): void {
+  core.setFailed(neutralizeWorkflowCommands(message))
+}
+
 export interface RunResult {
   report: Report | null
   outputs: Record<string, string>
-}
-
-const log: Logger = {
-  info: (line) => core.info(line),
-  warning: (line) => core.warning(line),
-  debug: (line) => core.debug(line),
-  group: (name, work) => core.group(name, work)
 }
 
 const NO_CREDENTIAL =
@@ -68,7 +67,7 @@ export async function run(
 ): Promise<RunResult> {
   const cancel = new AbortController()
   const onSignal = (signal: NodeJS.Signals): void => {
-    core.warning(`Received ${signal}: cancelling the run`)
+    log.warning(`Received ${signal}: cancelling the run`)
     cancel.abort()
   }
   process.on('SIGINT', onSignal)
@@ -77,7 +76,7 @@ export async function run(
   try {
     const inputs = early?.inputs ?? readInputs(env)
     if ('error' in inputs) {
-      core.setFailed(messageOf(inputs.error))
+      failStep(messageOf(inputs.error))
       return { report: null, outputs: {} }
     }
     let { settings } = inputs
@@ -85,18 +84,18 @@ export async function run(
       settings = resolveSessionInputs(settings)
     } catch (error) {
       await early?.cli?.process.kill()
-      core.setFailed(messageOf(error))
+      failStep(messageOf(error))
       return { report: null, outputs: {} }
     }
     for (const secret of settings.secrets) core.setSecret(secret)
     if (settings.mode === 'check-policy') return await checkPolicyOnly(settings, env)
     const event = readEvent(env)
-    if (event.problem) core.warning(event.problem)
+    if (event.problem) log.warning(event.problem)
     const refusal = await refuseActor(settings, env, event)
     if (refusal !== undefined) {
       // Nobody the repository trusts asked for this run: no CLI, no comment, no failure.
       await early?.cli?.process.kill()
-      core.notice(refusal)
+      log.notice(refusal)
       core.setOutput('status', 'skipped')
       return { report: null, outputs: { status: 'skipped' } }
     }
@@ -127,7 +126,7 @@ async function runAgent(
       renderWorking({ startedAt, runUrl: link, prompt: settings.prompt, secrets: settings.secrets })
     )
     .then((result) => {
-      if (result.fallback) core.warning(result.fallback)
+      if (result.fallback) log.warning(result.fallback)
     })
   const recorder = new Recorder({
     startedAt,
@@ -147,7 +146,7 @@ async function runAgent(
           if (result.fallback) throw new Error(result.fallback)
         },
         render: () => renderProgress(progressOf(recorder, startedAt, link), settings.secrets),
-        log: { debug: (line) => core.debug(line), warning: (line) => core.warning(line) }
+        log
       })
     : undefined
   const showProgress = recorder.onChange((input) => {
@@ -159,7 +158,7 @@ async function runAgent(
   // The CLI boots (~0.4 s) while the policy loads; no session exists before the policy has
   // loaded and passed its own tests. No credential: the entry started no CLI either.
   const cli = hasCredential(settings)
-    ? new CliStarter({ settings, early: early?.cli, env, log: (line) => core.info(line), signal })
+    ? new CliStarter({ settings, early: early?.cli, env, log: (line) => log.info(line), signal })
     : undefined
   let stopped: Promise<void> | undefined
   let audit: WorkspaceAudit | undefined
@@ -167,7 +166,7 @@ async function runAgent(
     if (!cli) throw new UserError(NO_CREDENTIAL)
     // Whether the OS sandbox works here (one bwrap spawn) is found out while the policy loads.
     const sandboxProbe = probeSandbox(env)
-    const policy = await core.group('Policy', () => loadCheckedPolicy(settings, env, recorder))
+    const policy = await log.group('Policy', () => loadCheckedPolicy(settings, env, recorder))
     // What the agent's work is checked against afterwards, and what the sandbox keeps read-only.
     const started = await WorkspaceAudit.start({
       root: settings.workingDirectory,
@@ -195,7 +194,7 @@ async function runAgent(
     logSandbox(sandbox)
     const connected = await cli.started
     if (connected.version) recorder.record({ type: 'cli', version: connected.version })
-    core.info(
+    log.info(
       `Connected to Copilot CLI ${connected.version ?? '(version not reported)'} (protocol ${connected.protocolVersion})`
     )
     await new Run({
@@ -246,7 +245,7 @@ async function runAgent(
   showProgress()
   if (settings.maxTokens !== undefined && recorder.state.eventModels.size === 0) {
     if (recorder.state.sessionId !== null) {
-      core.warning(
+      log.warning(
         'max-tokens was set, but the Copilot CLI reported no token usage for this run, so the budget could not be enforced.'
       )
     }
@@ -304,14 +303,14 @@ async function refuseActor(
   if (!subject.gated) return undefined
   const who = subject.actors.join(' and ') || 'whoever triggered this'
   if (settings.allowAnyActor) {
-    core.warning(
+    log.warning(
       `allow-any-actor is true: the agent runs for ${who} without checking their access; anyone who can trigger ${event.name} can make it run.`
     )
     return undefined
   }
   const listed = subject.actors.filter((login) => isListed(login, settings.allowedActors))
   if (subject.actors.length > 0 && listed.length === subject.actors.length) {
-    core.info(`${who}: listed in allowed-actors.`)
+    log.info(`${who}: listed in allowed-actors.`)
     return undefined
   }
   if (!settings.githubToken || !repo) {
@@ -328,7 +327,7 @@ async function refuseActor(
     repo
   })
   if (check.run) {
-    core.info(check.reason)
+    log.info(check.reason)
     return undefined
   }
   return check.reason
@@ -338,7 +337,7 @@ function githubClient(token: string, env: NodeJS.ProcessEnv): GitHubClient {
   return createGitHubClient({
     token,
     apiUrl: defaultApiUrl(env),
-    log: { debug: (line) => core.debug(line), warning: (line) => core.warning(line) }
+    log
   })
 }
 
@@ -358,11 +357,7 @@ function askerFor(
     target: { owner: target.owner, repo: target.repo, number: target.number },
     timeoutMs: settings.approvalTimeoutMs,
     pollMs: settings.approvalPollMs,
-    log: {
-      info: (line) => core.info(line),
-      warning: (line) => core.warning(line),
-      debug: (line) => core.debug(line)
-    }
+    log
   })
   return {
     asker: {
@@ -423,13 +418,13 @@ async function loadCheckedPolicy(
       `The policy's own tests fail, so the run does not start (fix the policy or its tests):\n${failures.map((f) => `- ${f.message}`).join('\n')}`
     )
   }
-  if (policy.tests.length > 0) core.info(`Policy tests: ${policy.tests.length} passed`)
+  if (policy.tests.length > 0) log.info(`Policy tests: ${policy.tests.length} passed`)
   if (policy.builtIn) {
-    core.notice(
+    log.notice(
       `No policy file at ${path.relative(settings.workingDirectory, settings.policyPath) || settings.policyPath}: the built-in read-only policy applies.`
     )
   } else {
-    core.info(`Policy: ${policy.source}`)
+    log.info(`Policy: ${policy.source}`)
   }
   return policy
 }
@@ -445,8 +440,8 @@ function annotate(
     workingDirectory: settings.workingDirectory
   })
   for (const annotation of annotations) {
-    if (annotation.level === 'error') core.error(annotation.message, annotation.properties)
-    else core.warning(annotation.message, annotation.properties)
+    if (annotation.level === 'error') log.error(annotation.message, annotation.properties)
+    else log.warning(annotation.message, annotation.properties)
   }
 }
 
@@ -468,7 +463,7 @@ function crash(
     }
   }
   if (!(error instanceof UserError))
-    core.debug(clean(error instanceof Error ? (error.stack ?? message) : message))
+    log.debug(clean(error instanceof Error ? (error.stack ?? message) : message))
   return {
     kind: 'crashed',
     message: clean(message),
@@ -479,12 +474,10 @@ function crash(
 /** The step's result, in agreement with the report's status (the `status` output). */
 function conclude(report: Report, clean: (text: string) => string): void {
   if (report.status === 'completed') {
-    core.info(`Completed: ${clean(report.summary ?? '')}`)
+    log.info(`Completed: ${clean(report.summary ?? '')}`)
     return
   }
-  core.setFailed(
-    clean(`Copilot run ${report.status}${report.error ? `: ${report.error.message}` : ''}`)
-  )
+  failStep(clean(`Copilot run ${report.status}${report.error ? `: ${report.error.message}` : ''}`))
 }
 
 /** Resolves with a description when the CLI exits during the run. */
@@ -531,15 +524,15 @@ function runnerInstallation(execPath: string): { runnerDir?: string } {
 function logSandbox(sandbox: SandboxPlan): void {
   const { record } = sandbox
   if (record.state === 'enforced') {
-    core.info(
+    log.info(
       `OS sandbox: ${record.backend ?? 'enforced'} (sandbox.mode: ${sandbox.mode}); the agent's shell commands cannot write outside the workspace or reach the network beyond the policy's hosts`
     )
   } else if (record.state === 'unavailable') {
-    core.warning(
+    log.warning(
       `The OS sandbox is unavailable (${record.reason ?? 'unknown reason'}): the agent's shell commands run without it, judged by the policy alone, and a program an allowed command runs can write outside the workspace and reach the network. ${SANDBOX_FIX} Or set sandbox.mode: off in the policy to say it is intended.`
     )
   } else {
-    core.notice(
+    log.notice(
       "The OS sandbox is off (sandbox.mode: off): the agent's shell commands are judged by the policy alone."
     )
   }
@@ -550,17 +543,17 @@ async function checkPolicyOnly(settings: Settings, env: NodeJS.ProcessEnv): Prom
   const options = { workingDirectory: settings.workingDirectory }
   const relative =
     path.relative(settings.workingDirectory, settings.policyPath) || settings.policyPath
-  const check = await core.group('copilot-policy check', async () => {
+  const check = await log.group('copilot-policy check', async () => {
     const result = await checkPolicy(relative, options)
-    core.info(result.output)
+    log.info(result.output)
     return result
   })
   if (check.issues) annotate(check.issues, settings, env)
   const tests =
     check.exitCode === 0
-      ? await core.group('copilot-policy test', async () => {
+      ? await log.group('copilot-policy test', async () => {
           const result = await testPolicy(relative, options)
-          core.info(result.output)
+          log.info(result.output)
           return result
         })
       : undefined
@@ -570,7 +563,7 @@ async function checkPolicyOnly(settings: Settings, env: NodeJS.ProcessEnv): Prom
     .addHeading(`${ok ? '✅' : '❌'} Policy ${relative}`, 3)
     .addCodeBlock([check.output, tests?.output ?? ''].join('\n').trim())
     .write()
-    .catch((error: unknown) => core.warning(`Could not write the job summary: ${messageOf(error)}`))
-  if (!ok) core.setFailed(`The policy ${relative} has errors or failing tests (see the log).`)
+    .catch((error: unknown) => log.warning(`Could not write the job summary: ${messageOf(error)}`))
+  if (!ok) failStep(`The policy ${relative} has errors or failing tests (see the log).`)
   return { report: null, outputs: { status: ok ? 'completed' : 'failed' } }
 }

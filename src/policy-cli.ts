@@ -4,17 +4,24 @@
  * The logic is in src/policy/tool.ts; this file only connects it to the process.
  */
 import { runPolicyTool } from './policy/tool.js'
+import { neutralizeWorkflowCommands } from './text/workflow-commands.js'
+
+// Run in a workflow step, its output is read by the runner: policy excerpts and the commands of
+// a replayed session are untrusted text, and none of their lines may be a workflow command.
+const write = (stream: NodeJS.WriteStream, text: string): void => {
+  stream.write(neutralizeWorkflowCommands(text.endsWith('\n') ? text : `${text}\n`))
+}
 
 try {
   const result = await runPolicyTool(process.argv.slice(2), process.cwd())
   if (result.output !== '') {
-    const stream = result.exitCode === 2 ? process.stderr : process.stdout
-    stream.write(result.output.endsWith('\n') ? result.output : `${result.output}\n`)
+    write(result.exitCode === 2 ? process.stderr : process.stdout, result.output)
   }
   process.exitCode = result.exitCode
 } catch (error) {
-  process.stderr.write(
-    `copilot-policy: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`
+  write(
+    process.stderr,
+    `copilot-policy: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`
   )
   process.exitCode = 2
 }

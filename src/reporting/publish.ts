@@ -6,6 +6,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import * as core from '@actions/core'
 import { messageOf } from '../errors.js'
+import { log } from '../log.js'
 import { defaultApiUrl } from '../github/client.js'
 import type { Settings } from '../settings.js'
 import { actionOutputs } from './outputs.js'
@@ -34,7 +35,7 @@ export async function publish(
     fs.mkdirSync(path.dirname(settings.reportPath), { recursive: true })
     fs.writeFileSync(settings.reportPath, JSON.stringify(report, null, 2) + '\n')
   } catch (error) {
-    core.warning(`Could not write the report to ${settings.reportPath}: ${messageOf(error)}`)
+    log.warning(`Could not write the report to ${settings.reportPath}: ${messageOf(error)}`)
     reportPath = undefined
   }
   let summaryNote = ''
@@ -45,7 +46,7 @@ export async function publish(
     )
     commentUrl = published.url
     if (published.fallback) {
-      core.warning(published.fallback)
+      log.warning(published.fallback)
       summaryNote = `> [!WARNING]\n> The PR comment could not be written: ${published.fallback.replace(/\n/g, ' ')}\n\n`
     }
   }
@@ -58,7 +59,7 @@ export async function publish(
   try {
     await core.summary.addRaw(summaryNote + renderSummary(report, { runUrl }), true).write()
   } catch (error) {
-    core.warning(`Could not write the job summary: ${messageOf(error)}`)
+    log.warning(`Could not write the job summary: ${messageOf(error)}`)
   }
   return outputs
 }
@@ -71,11 +72,11 @@ export function commentPublisher(
 ): CommentPublisher | undefined {
   if (settings.comment === 'off') return undefined
   if (target.kind === 'none') {
-    core.notice(`No PR comment: ${target.reason} The report is in the job summary.`)
+    log.notice(`No PR comment: ${target.reason} The report is in the job summary.`)
     return undefined
   }
   if (!settings.githubToken) {
-    core.warning(
+    log.warning(
       "No PR comment: the input 'github-token' is empty. The report is in the job summary."
     )
     return undefined
@@ -86,7 +87,7 @@ export function commentPublisher(
     target,
     key: settings.commentKey,
     mode: settings.comment,
-    log: { debug: (line) => core.debug(line), warning: (line) => core.warning(line) }
+    log
   })
 }
 

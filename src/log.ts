@@ -1,0 +1,34 @@
+/**
+ * The action's log: the one way the action writes lines to the runner. Every line goes through
+ * neutralizeWorkflowCommands, so nothing the agent, a tool, a command, the CLI or a file said can
+ * be taken by the runner as a workflow command (see src/text/workflow-commands.ts), whichever
+ * module logs it and however it got there.
+ *
+ * The action's own commands are not lines of the log: `core.setOutput`, `core.setSecret`,
+ * `core.setFailed`, `core.summary` are called directly and keep working. `core.warning`,
+ * `notice`, `error`, `debug` and `group` escape their text themselves (one line per command); it
+ * is neutralized here too, so that a multi-line message the runner shows again line by line never
+ * starts a line with `::` or `##[` either. `core.info` writes text as it is: only this module may
+ * call it (eslint.config.js).
+ */
+import * as core from '@actions/core'
+import type { Logger } from './session/log.js'
+import { neutralizeWorkflowCommands } from './text/workflow-commands.js'
+
+export interface ActionLog extends Logger {
+  /** A warning annotation, on a file's line when `properties` say so. */
+  warning(line: string, properties?: core.AnnotationProperties): void
+  notice(line: string, properties?: core.AnnotationProperties): void
+  error(line: string, properties?: core.AnnotationProperties): void
+}
+
+const safe = neutralizeWorkflowCommands
+
+export const log: ActionLog = {
+  info: (line) => core.info(safe(line)),
+  warning: (line, properties) => core.warning(safe(line), properties),
+  notice: (line, properties) => core.notice(safe(line), properties),
+  error: (line, properties) => core.error(safe(line), properties),
+  debug: (line) => core.debug(safe(line)),
+  group: (name, work) => core.group(safe(name), work)
+}
