@@ -268,10 +268,12 @@ export function permissionSection(view: View, limits: Limits): string {
   const policy = report.policy.builtIn
     ? `**Policy:** the built-in read-only policy applied, because no policy file was found (${source}).`
     : `**Policy:** ${source}`
-  const sandbox = sandboxLine(view)
+  const lines = [policy, sandboxLine(view), credentialsLine(view)].filter(
+    (line): line is string => line !== null
+  )
   const parts = [
     `#### 🔐 Permissions · ${formatInt(view.allowedTotal)} allowed, ${formatInt(view.deniedTotal)} denied`,
-    sandbox === null ? policy : `${policy}  \n${sandbox}`
+    lines.join('  \n')
   ]
   if (kinds.length === 0) {
     parts.push('The agent asked for no permissions.')
@@ -344,6 +346,17 @@ function sandboxLine(view: View): string | null {
     case 'off':
       return `**Sandbox:** off (sandbox.mode: off): the agent's shell commands ran without the OS sandbox`
   }
+}
+
+/** One line: the checkout's credentials were out of the git config during the session. */
+function credentialsLine(view: View): string | null {
+  const credentials = view.report.credentials
+  if (credentials === undefined || credentials.removed.length === 0) return null
+  if (credentials.restored) {
+    return '**Credentials:** 🔑 Checkout credentials taken out of .git/config during the session and put back'
+  }
+  const reason = credentials.error ? `: ${view.inline(credentials.error, 300)}` : ''
+  return `**Credentials:** ⚠️ Checkout credentials taken out of .git/config during the session, not put back${reason} (the post step tries again)`
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -48,6 +48,9 @@ export function toReport(state: RunState, options: ReportOptions): Report {
       ...(state.policy.issues ? { issues: state.policy.issues.map((i) => ({ ...i })) } : {})
     },
     ...(state.sandbox === undefined ? {} : { sandbox: { ...state.sandbox } }),
+    ...(state.credentials === undefined
+      ? {}
+      : { credentials: { ...state.credentials, removed: [...state.credentials.removed] } }),
     ...(state.workingDirectory === undefined ? {} : { workingDirectory: state.workingDirectory }),
     plan: { content: state.plan, todos: state.todos.map((todo) => ({ ...todo })) },
     tools: state.tools.map((record) => ({ ...record })),

@@ -37,6 +37,8 @@ export interface StashOptions {
   runnerTemp?: string
   /** Called with every secret value found (to mask it in the log). */
   onSecret?: (secret: string) => void
+  /** Called once before the stash is written, when there is something to take out. */
+  beforeChange?: () => void
   env?: NodeJS.ProcessEnv
 }
 
@@ -145,6 +147,7 @@ export function stashCredentials(
   }
   if (plans.length === 0) return { removed: [], files: [] }
 
+  options.beforeChange?.()
   fs.mkdirSync(stashDir, { recursive: true, mode: 0o700 })
   const stashed: StashedFile[] = plans.map(({ file, entries }) => {
     const original = fs.readFileSync(file)
@@ -485,7 +488,8 @@ function gitRunner(env: NodeJS.ProcessEnv): Git {
     } catch (error) {
       const status = (error as { status?: unknown }).status
       if (typeof status === 'number' && okCodes.includes(status)) return ''
-      // git's message may quote the file's text: only the command (no values) and the code.
+      // The error's message holds the command line, values and all: it stays here (no cause).
+      // eslint-disable-next-line preserve-caught-error
       throw new Error(
         `git ${args.slice(0, 3).join(' ')} failed${typeof status === 'number' ? ` (exit ${status})` : ''}`
       )

@@ -32,6 +32,7 @@ import type {
   CommandRecord,
   AgentRecord,
   CompletionRecord,
+  CredentialsRecord,
   McpServerRecord,
   ModelUsage,
   PermissionRecord,
@@ -63,6 +64,8 @@ export const REPORT_LIMITS = {
   commandOutput: 8000,
   todos: 500,
   subagents: 100,
+  /** Credential entries named in `credentials.removed`. */
+  credentials: 100,
   planChars: 100_000,
   summaryChars: 20_000,
   errorChars: 8000,
@@ -116,6 +119,8 @@ export type RunInput =
     }
   /** The sandbox as planned; `required`: a failure to engage stops the run. */
   | { type: 'sandbox'; record: SandboxRecord; required: boolean }
+  /** The checkout's credentials taken out of the git config, and whether they are back. */
+  | { type: 'credentials'; record: CredentialsRecord }
   | {
       type: 'decision'
       requestId: string
@@ -193,6 +198,7 @@ export interface RunState {
   sandboxRequired: boolean
   /** The CLI said the sandbox did not engage (first report). */
   sandboxFailure: string | undefined
+  credentials: CredentialsRecord | undefined
   workingDirectory: string | undefined
 
   sessionId: string | null
@@ -269,6 +275,7 @@ export function createState(options: StateOptions): RunState {
     sandbox: undefined,
     sandboxRequired: false,
     sandboxFailure: undefined,
+    credentials: undefined,
     workingDirectory:
       options.workingDirectory === undefined ? undefined : clean(options.workingDirectory),
     sessionId: null,
@@ -359,6 +366,17 @@ export function fold(state: RunState, input: RunInput): RunState {
     case 'sandbox':
       setSandbox(state, input.record)
       state.sandboxRequired = input.required
+      break
+    case 'credentials':
+      state.credentials = {
+        removed: input.record.removed
+          .slice(0, REPORT_LIMITS.credentials)
+          .map((key) => clip(clean(state, key), 500)),
+        restored: input.record.restored,
+        ...(input.record.error === undefined
+          ? {}
+          : { error: clip(clean(state, input.record.error), 1000) })
+      }
       break
     case 'decision':
       state.asks.delete(input.requestId)
