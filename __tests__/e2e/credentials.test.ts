@@ -2,12 +2,14 @@
  * End to end: the checkout's token is not in the workspace's git config while the real Copilot
  * CLI's agent works, whatever allowed command reads it, and is back, byte for byte, afterwards.
  */
-import { execFileSync } from 'node:child_process'
+import { execFileSync, spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { startModelServer, type ModelServer } from '../../test-support/model-server.js'
 import {
+  ROOT,
   makeWorkspace,
   runAction,
   scriptedInputs,
@@ -122,8 +124,97 @@ describe("the checkout's credentials during a run of the real CLI", () => {
     expect(everything).not.toContain(TOKEN)
     expect(everything).not.toContain(BASIC)
     // nothing left for the post step
-    expect(result.stdout).toContain('::save-state name=credentials-stash::')
-    const stash = /::save-state name=credentials-stash::(.+)/.exec(result.stdout)?.[1] ?? ''
-    expect(fs.existsSync(path.join(stash, 'git-credentials-stash.json'))).toBe(false)
+    const left = fs
+      .readdirSync(workspace.runnerTemp, { recursive: true, encoding: 'utf8' })
+      .filter((file) => file.endsWith('git-credentials-stash.json'))
+    expect(left).toEqual([])
+  })
+
+  /** A git workspace with the header checkout v4 writes; returns .git/config's path and bytes. */
+  function checkedOut(): { file: string; bytes: Buffer } {
+    workspace = makeWorkspace({ '.github/copilot-policy.yml': POLICY, 'README.md': '# demo\n' })
+    git('init', '-q', '-b', 'main')
+    git('config', 'http.https://github.com/.extraheader', `AUTHORIZATION: basic ${BASIC}`)
+    const file = path.join(workspace.dir, '.git', 'config')
+    return { file, bytes: fs.readFileSync(file) }
+  }
+
+  it('are back after a cancelled run (SIGTERM while the agent works)', async () => {
+    const config = checkedOut()
+    model = await startModelServer(() => ({ hang: true }))
+    let during: string | undefined
+    const result = await runAction({
+      workspace,
+      inputs: scriptedInputs(model.url),
+      onSpawn: (child) => {
+        const timer = setInterval(() => {
+          if ((model?.requests.length ?? 0) === 0) return
+          clearInterval(timer)
+          during = fs.readFileSync(config.file, 'utf8')
+          child.kill('SIGTERM')
+        }, 50)
+        child.on('exit', () => clearInterval(timer))
+      }
+    })
+    expect(await waitGone(result.cliPids)).toEqual([])
+    expect(result.outputs.status).toBe('cancelled')
+    expect(during).toBeDefined()
+    expect(during).not.toContain(BASIC)
+    expect(fs.readFileSync(config.file).equals(config.bytes)).toBe(true)
+    expect(result.report?.credentials).toEqual({
+      removed: ['.git/config: http.https://github.com/.extraheader'],
+      restored: true
+    })
+  })
+
+  it('are put back by the post step when the run was killed outright', async () => {
+    const config = checkedOut()
+    model = await startModelServer(() => ({ hang: true }))
+    const result = await runAction({
+      workspace,
+      inputs: scriptedInputs(model.url),
+      onSpawn: (child) => {
+        const timer = setInterval(() => {
+          if ((model?.requests.length ?? 0) === 0) return
+          clearInterval(timer)
+          child.kill('SIGKILL')
+        }, 50)
+        child.on('exit', () => clearInterval(timer))
+      }
+    })
+    // the CLI outlives a killed action: end it as the runner would
+    for (const pid of result.cliPids) {
+      try {
+        process.kill(pid, 'SIGKILL')
+      } catch {
+        // gone already
+      }
+    }
+    expect(await waitGone(result.cliPids)).toEqual([])
+    expect(fs.readFileSync(config.file, 'utf8')).not.toContain(BASIC)
+    // The harness sets no GITHUB_STATE: the state came as a workflow command, as the runner
+    // reads it and hands it to the post step as STATE_<name>.
+    const stashDir = /^::save-state name=credentials-stash::(.+)$/m.exec(result.stdout)?.[1]
+    expect(stashDir).toBeDefined()
+    const post = spawnSync(
+      process.execPath,
+      [
+        '--import',
+        pathToFileURL(path.join(ROOT, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href,
+        path.join(ROOT, 'src', 'post.ts')
+      ],
+      {
+        cwd: workspace.dir,
+        env: {
+          PATH: process.env.PATH,
+          HOME: process.env.HOME,
+          'STATE_credentials-stash': stashDir
+        },
+        encoding: 'utf8'
+      }
+    )
+    expect(post.status).toBe(0)
+    expect(post.stdout).toContain('Put the checkout credentials back into .git/config')
+    expect(fs.readFileSync(config.file).equals(config.bytes)).toBe(true)
   })
 })

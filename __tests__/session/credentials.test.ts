@@ -361,6 +361,19 @@ describe('stashCredentials and restoreCredentials', () => {
     expect(fs.existsSync(path.join(stashDir, STASH_FILE))).toBe(true)
   })
 
+  it('refuses a stash it did not write, without quoting it', () => {
+    checkoutV4()
+    stash()
+    const stashFile = path.join(stashDir, STASH_FILE)
+    const text = fs.readFileSync(stashFile, 'utf8')
+    fs.writeFileSync(stashFile, text.replace('"version":1', `"version":2,"x":"${TOKEN}`))
+    expect(() => restoreCredentials(stashDir, { env })).toThrow(/is not one this action wrote$/)
+    fs.writeFileSync(stashFile, text.replace(/"path":"[^"]*"/, '"path":"relative/config"'))
+    expect(() => restoreCredentials(stashDir, { env })).toThrow(/is not one this action wrote$/)
+    fs.writeFileSync(stashFile, text)
+    expect(restoreCredentials(stashDir, { env }).restored).toEqual(['.git/config'])
+  })
+
   it('is put back by the post step after the main step crashed (the stash named in the state)', () => {
     checkoutV4()
     checkoutV6()

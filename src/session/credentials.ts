@@ -23,6 +23,7 @@ import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
+import { z } from 'zod'
 
 /** The stash file's name in the stash directory. */
 export const STASH_FILE = 'git-credentials-stash.json'
@@ -65,31 +66,36 @@ export interface RestoreRecord {
 }
 
 /** One credential entry, as found. */
-interface Entry {
-  key: string
-  value: string | null
+const EntrySchema = z.object({
+  key: z.string().min(1),
+  /** null: a key without `=` */
+  value: z.string().nullable(),
   /** `removed`: the entry is gone; `rewritten`: its value became `replacement`. */
-  action: 'removed' | 'rewritten'
-  replacement?: string
-}
+  action: z.enum(['removed', 'rewritten']),
+  replacement: z.string().optional()
+})
+type Entry = z.infer<typeof EntrySchema>
 
-interface StashedFile {
-  path: string
-  /** The real path of the directory holding it, when it was stashed. */
-  dir: string
-  mode: number
-  /** base64 */
-  original: string
-  /** base64 */
-  sanitized: string
-  entries: Entry[]
-}
+const absolute = z.string().refine((file) => path.isAbsolute(file), 'an absolute path')
+const base64 = z.string().regex(/^[A-Za-z0-9+/]*={0,2}$/)
 
-interface Stash {
-  version: 1
-  workspace: string
-  files: StashedFile[]
-}
+const StashSchema = z.object({
+  version: z.literal(1),
+  workspace: absolute,
+  files: z.array(
+    z.object({
+      path: absolute,
+      /** The real path of the directory holding it, when it was stashed. */
+      dir: absolute,
+      mode: z.number().int().min(0).max(0o7777),
+      original: base64,
+      sanitized: base64,
+      entries: z.array(EntrySchema)
+    })
+  )
+})
+type Stash = z.infer<typeof StashSchema>
+type StashedFile = Stash['files'][number]
 
 /** checkout v6+'s credentials file (what its own cleanup matches). */
 const CHECKOUT_CREDENTIALS_FILE = /git-credentials-[0-9a-f-]+\.config$/i
@@ -129,13 +135,14 @@ export function stashCredentials(
       if (included === undefined) {
         const entry = credentialEntry(key, value, onSecret)
         if (entry) entries.push(entry)
-      } else if (runnerTemp && within(included, runnerTemp)) {
-        // checkout v6+'s credentials file; the sandbox denies RUNNER_TEMP anyway.
-        if (isFile(included)) credentialsIn(git, included, onSecret)
-        entries.push({ key, value, action: 'removed' })
       } else if (isFile(included) && [root, ...gitDirs].some((dir) => within(included, dir))) {
         // A file in the workspace: its own credentials are taken out.
         queue.push(real(included))
+      } else if (runnerTemp && within(included, runnerTemp)) {
+        // checkout v6+'s credentials file. The sandbox denies RUNNER_TEMP, and git inside it
+        // dies on an include it cannot read: the include goes, whatever the file holds.
+        if (isFile(included)) credentialsIn(git, included, onSecret)
+        entries.push({ key, value, action: 'removed' })
       } else if (
         CHECKOUT_CREDENTIALS_FILE.test(included) ||
         (isFile(included) && credentialsIn(git, included, onSecret))
@@ -190,10 +197,12 @@ export function restoreCredentials(
   const record: RestoreRecord = { restored: [], merged: [], failed: [], found: false }
   let stash: Stash
   try {
-    stash = JSON.parse(fs.readFileSync(stashPath, 'utf8')) as Stash
+    stash = StashSchema.parse(JSON.parse(fs.readFileSync(stashPath, 'utf8')))
   } catch (error) {
     if (isMissing(error)) return record
-    throw error
+    // A JSON error quotes the text, which holds the credentials: no cause.
+    // eslint-disable-next-line preserve-caught-error
+    throw new Error(`The stash ${stashPath} is not one this action wrote`)
   }
   record.found = true
   const git = gitRunner(options.env ?? process.env)
