@@ -231,7 +231,7 @@ async function runAgent(
     if (credentialsStash !== undefined) {
       // The credentials go back once the CLI, and the agent's commands with it, are gone.
       await stopped?.catch(() => undefined)
-      restoreCheckoutCredentials(credentialsStash, recorder)
+      restoreCheckoutCredentials(credentialsStash, env, recorder)
     }
   }
   showProgress()
@@ -304,11 +304,15 @@ function stashCheckoutCredentials(
 }
 
 /** Puts the credentials back after the session; a failure is reported, and left to the post step. */
-function restoreCheckoutCredentials(stashDir: string, recorder: Recorder): void {
+function restoreCheckoutCredentials(
+  stashDir: string,
+  env: NodeJS.ProcessEnv,
+  recorder: Recorder
+): void {
   const removed = recorder.state.credentials?.removed ?? []
   let error: string | undefined
   try {
-    const record = restoreCredentials(stashDir)
+    const record = restoreCredentials(stashDir, { env })
     if (!record.found) return
     if (record.failed.length > 0) error = record.failed.join('; ')
     if (record.restored.length > 0) {
