@@ -12,9 +12,18 @@ const root = path.dirname(path.dirname(new URL(import.meta.url).pathname))
 const dist = path.join(root, 'dist')
 const ncc = path.join(root, 'node_modules', '@vercel', 'ncc', 'dist', 'ncc', 'cli.js')
 
+// `treeSitter`: the entry bundles web-tree-sitter, whose import of "module" is patched below.
 const entries = [
-  { src: 'src/index.ts', out: 'index.js', licenses: 'licenses.txt' },
-  { src: 'src/policy-cli.ts', out: 'cli.js', licenses: 'cli-licenses.txt', optional: true }
+  { src: 'src/index.ts', out: 'index.js', licenses: 'licenses.txt', treeSitter: true },
+  {
+    src: 'src/policy-cli.ts',
+    out: 'cli.js',
+    licenses: 'cli-licenses.txt',
+    optional: true,
+    treeSitter: true
+  },
+  // The post step (action.yml `runs.post`): restores the checkout credentials; no tree-sitter.
+  { src: 'src/post.ts', out: 'post.js', licenses: 'post-licenses.txt', treeSitter: false }
 ]
 
 fs.rmSync(dist, { recursive: true, force: true })
@@ -50,7 +59,7 @@ for (const entry of entries) {
   const codeOf = new Map(
     scripts.map((file) => [file, fs.readFileSync(path.join(outDir, file), 'utf8')])
   )
-  patchBuiltinImport(entry.src, codeOf)
+  if (entry.treeSitter) patchBuiltinImport(entry.src, codeOf)
   for (const file of files) {
     // ncc also emits web-tree-sitter's runtime under a hashed name, for the fallback URL the
     // runtime uses without `locateFile`; src/policy/wasm.ts always passes locateFile and loads

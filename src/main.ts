@@ -41,6 +41,8 @@ import type { Ending } from './session/fold.js'
 import { Recorder } from './session/recorder.js'
 import { WorkspaceAudit } from './session/audit.js'
 import { Run } from './session/run.js'
+import { restoreCredentials, stashCredentials, type StashRecord } from './session/credentials.js'
+import { CREDENTIALS_STATE } from './post-run.js'
 import { resolveSessionInputs } from './session/session-inputs.js'
 import { planSandbox, probeSandbox, SANDBOX_FIX, type SandboxPlan } from './session/sandbox.js'
 
@@ -162,11 +164,15 @@ async function runAgent(
     : undefined
   let stopped: Promise<void> | undefined
   let audit: WorkspaceAudit | undefined
+  let credentialsStash: string | undefined
   try {
     if (!cli) throw new UserError(NO_CREDENTIAL)
     // Whether the OS sandbox works here (one bwrap spawn) is found out while the policy loads.
     const sandboxProbe = probeSandbox(env)
     const policy = await log.group('Policy', () => loadCheckedPolicy(settings, env, recorder))
+    // Before the session (and before the audit's snapshot, which then holds the config without
+    // it): nothing the agent runs can read the checkout's token.
+    credentialsStash = stashCheckoutCredentials(settings, env, recorder)
     // What the agent's work is checked against afterwards, and what the sandbox keeps read-only.
     const started = await WorkspaceAudit.start({
       root: settings.workingDirectory,
@@ -241,6 +247,11 @@ async function runAgent(
     // SIGTERM) while the report is written and published.
     stopped = cli?.stop()
     audit?.discard()
+    if (credentialsStash !== undefined) {
+      // The credentials go back once the CLI, and the agent's commands with it, are gone.
+      await stopped?.catch(() => undefined)
+      restoreCheckoutCredentials(credentialsStash, env, recorder)
+    }
   }
   showProgress()
   if (settings.maxTokens !== undefined && recorder.state.eventModels.size === 0) {
@@ -269,6 +280,80 @@ async function runAgent(
   } finally {
     await stopped
   }
+}
+
+/**
+ * Takes the checkout's credentials out of the workspace's git config for the session
+ * (session/credentials.ts); the post step finds the stash through the saved state should the run
+ * not get to put them back. Returns the stash directory.
+ */
+function stashCheckoutCredentials(
+  settings: Settings,
+  env: NodeJS.ProcessEnv,
+  recorder: Recorder
+): string {
+  const stashDir = path.join(settings.tempDir, 'credentials')
+  let record: StashRecord
+  try {
+    record = stashCredentials(settings.raw.workspace, stashDir, {
+      directories: [settings.workingDirectory],
+      env,
+      onSecret: (secret) => core.setSecret(secret),
+      beforeChange: () => core.saveState(CREDENTIALS_STATE, stashDir)
+    })
+  } catch (error) {
+    // Whatever was taken out so far goes back; the session does not start with a half-done job.
+    try {
+      restoreCredentials(stashDir, { env })
+    } catch {
+      // the post step tries again
+    }
+    throw new Error(
+      `Could not take the checkout credentials out of the workspace's git config: ${messageOf(error)}`,
+      { cause: error }
+    )
+  }
+  if (record.removed.length > 0) {
+    recorder.record({ type: 'credentials', record: { removed: record.removed, restored: false } })
+    log.info(
+      `Took the checkout credentials out of ${record.files.join(', ')} for the session: ${record.removed.join(', ')}`
+    )
+  }
+  return stashDir
+}
+
+/** Puts the credentials back after the session; a failure is reported, and left to the post step. */
+function restoreCheckoutCredentials(
+  stashDir: string,
+  env: NodeJS.ProcessEnv,
+  recorder: Recorder
+): void {
+  const removed = recorder.state.credentials?.removed ?? []
+  let error: string | undefined
+  try {
+    const record = restoreCredentials(stashDir, { env })
+    if (!record.found) return
+    if (record.failed.length > 0) error = record.failed.join('; ')
+    if (record.restored.length > 0) {
+      log.info(`Put the checkout credentials back into ${record.restored.join(', ')}`)
+    }
+    if (record.merged.length > 0) {
+      core.warning(
+        `${record.merged.join(', ')} changed during the session: the checkout credentials were added back to it entry by entry.`
+      )
+    }
+  } catch (caught) {
+    error = messageOf(caught)
+  }
+  if (error !== undefined) {
+    core.warning(
+      `Could not put the checkout credentials back (the post step tries again): ${error}`
+    )
+  }
+  recorder.record({
+    type: 'credentials',
+    record: { removed, restored: error === undefined, ...(error === undefined ? {} : { error }) }
+  })
 }
 
 /** What the progress comment shows, from the run's state. */

@@ -135,6 +135,28 @@ describe('renderSummary', () => {
     expect(builtIn).toContain('the built-in read-only policy applied')
   })
 
+  it("says the checkout's credentials were out of .git/config during the session", () => {
+    const removed = ['.git/config: http.https://github.com/.extraheader']
+    const back = summary(sampleReport('completed', { credentials: { removed, restored: true } }))
+    expect(back).toContain(
+      '**Sandbox:** 🛡️ enforced (`bubblewrap`)' +
+        ": the agent's shell commands ran confined to the workspace, without network beyond the policy's hosts  \n" +
+        '**Credentials:** 🔑 Checkout credentials taken out of .git/config during the session and put back\n'
+    )
+    const failed = summary(
+      sampleReport('completed', {
+        credentials: { removed, restored: false, error: '.git/config: its directory is gone' }
+      })
+    )
+    expect(failed).toContain(
+      '**Credentials:** ⚠️ Checkout credentials taken out of .git/config during the session, not put back: .git/config: its directory is gone (the post step tries again)'
+    )
+    expect(summary(sampleReport('completed'))).not.toContain('**Credentials:**')
+    expect(
+      summary(sampleReport('completed', { credentials: { removed: [], restored: true } }))
+    ).not.toContain('**Credentials:**')
+  })
+
   it('leaves out what a run did not have', () => {
     const body = summary(
       sampleReport('completed', {

@@ -386,6 +386,28 @@ describe('fold: details', () => {
     expect(b.finish({ status: 'completed', endedAt: END }).plan.content).toBe('plan.md')
   })
 
+  it("records the checkout's credentials taken out and put back, the last word kept, redacted", () => {
+    const b = builder()
+    const removed = ['.git/config: http.https://github.com/.extraheader']
+    fold(b.state, { type: 'credentials', record: { removed, restored: false } })
+    expect(b.finish({ status: 'completed', endedAt: END }).credentials).toEqual({
+      removed,
+      restored: false
+    })
+    fold(b.state, {
+      type: 'credentials',
+      record: { removed, restored: false, error: `could not write ${SECRET}` }
+    })
+    const report = b.finish({ status: 'completed', endedAt: END })
+    expect(report.credentials?.error).toBe('could not write ***')
+    fold(b.state, { type: 'credentials', record: { removed, restored: true } })
+    expect(b.finish({ status: 'completed', endedAt: END }).credentials).toEqual({
+      removed,
+      restored: true
+    })
+    expect(builder().finish({ status: 'completed', endedAt: END }).credentials).toBeUndefined()
+  })
+
   it('treats __proto__ as a plain name', () => {
     const b = builder()
     b.onEvent(ev('tool.execution_start', { toolCallId: 'a', toolName: '__proto__' }))

@@ -268,7 +268,9 @@ export function permissionSection(view: View, limits: Limits): string {
   const policy = report.policy.builtIn
     ? `**Policy:** the built-in read-only policy applied, because no policy file was found (${source}).`
     : `**Policy:** ${source}`
-  const lines = [policy, sandboxLine(view), auditLine(view)].filter((l) => l !== null)
+  const lines = [policy, sandboxLine(view), auditLine(view), credentialsLine(view)].filter(
+    (line): line is string => line !== null
+  )
   const parts = [
     `#### 🔐 Permissions · ${formatInt(view.allowedTotal)} allowed, ${formatInt(view.deniedTotal)} denied`,
     lines.join('  \n')
@@ -367,6 +369,17 @@ function sandboxLine(view: View): string | null {
     case 'off':
       return `**Sandbox:** off (sandbox.mode: off): the agent's shell commands ran without the OS sandbox`
   }
+}
+
+/** One line: the checkout's credentials were out of the git config during the session. */
+function credentialsLine(view: View): string | null {
+  const credentials = view.report.credentials
+  if (credentials === undefined || credentials.removed.length === 0) return null
+  if (credentials.restored) {
+    return '**Credentials:** 🔑 Checkout credentials taken out of .git/config during the session and put back'
+  }
+  const reason = credentials.error ? `: ${view.inline(credentials.error, 300)}` : ''
+  return `**Credentials:** ⚠️ Checkout credentials taken out of .git/config during the session, not put back${reason} (the post step tries again)`
 }
 
 // ---------------------------------------------------------------------------------------------

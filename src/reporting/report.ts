@@ -49,6 +49,9 @@ export function toReport(state: RunState, options: ReportOptions): Report {
     },
     ...(state.sandbox === undefined ? {} : { sandbox: { ...state.sandbox } }),
     ...(state.audit === undefined ? {} : { audit: structuredClone(state.audit) }),
+    ...(state.credentials === undefined
+      ? {}
+      : { credentials: { ...state.credentials, removed: [...state.credentials.removed] } }),
     ...(state.workingDirectory === undefined ? {} : { workingDirectory: state.workingDirectory }),
     plan: { content: state.plan, todos: state.todos.map((todo) => ({ ...todo })) },
     tools: state.tools.map((record) => ({ ...record })),

@@ -221,6 +221,19 @@ export interface SandboxRecord {
   reason?: string
 }
 
+/**
+ * The checkout's credentials in the workspace's git config (`http.*.extraheader`, the include of
+ * checkout v6+'s credentials file, a token in a remote URL): taken out before the session, put
+ * back after it. `removed` names each `<file>: <key>`, never a value.
+ */
+export interface CredentialsRecord {
+  removed: string[]
+  /** Put back after the session (false: not yet, or it failed and the post step tries again). */
+  restored: boolean
+  /** Why they could not be taken out or put back. */
+  error?: string
+}
+
 export interface Report {
   version: 1
   status: RunStatus
@@ -244,6 +257,8 @@ export interface Report {
   sandbox?: SandboxRecord
   /** The workspace audit after the agent's work (absent when no audit ran). */
   audit?: AuditRecord
+  /** The checkout's credentials, out of the git config during the session (absent: none found). */
+  credentials?: CredentialsRecord
   plan: { content: string | null; todos: TodoRecord[] }
   tools: ToolCallRecord[]
   permissions: PermissionRecord[]

@@ -33,6 +33,7 @@ import type {
   CommandRecord,
   AgentRecord,
   CompletionRecord,
+  CredentialsRecord,
   McpServerRecord,
   ModelUsage,
   PermissionRecord,
@@ -71,6 +72,8 @@ export const REPORT_LIMITS = {
   commandOutput: 8000,
   todos: 500,
   subagents: 100,
+  /** Credential entries named in `credentials.removed`. */
+  credentials: 100,
   planChars: 100_000,
   summaryChars: 20_000,
   errorChars: 8000,
@@ -128,6 +131,8 @@ export type RunInput =
   | { type: 'read-only'; paths: readonly string[] }
   /** The workspace audit after the agent's work (one per agent turn: repairs add theirs). */
   | { type: 'audit'; result: Omit<AuditRecord, 'readOnly' | 'checks'> }
+  /** The checkout's credentials taken out of the git config, and whether they are back. */
+  | { type: 'credentials'; record: CredentialsRecord }
   | {
       type: 'decision'
       requestId: string
@@ -207,6 +212,7 @@ export interface RunState {
   audit: AuditRecord | undefined
   /** The CLI said the sandbox did not engage (first report). */
   sandboxFailure: string | undefined
+  credentials: CredentialsRecord | undefined
   workingDirectory: string | undefined
 
   sessionId: string | null
@@ -284,6 +290,7 @@ export function createState(options: StateOptions): RunState {
     sandboxRequired: false,
     audit: undefined,
     sandboxFailure: undefined,
+    credentials: undefined,
     workingDirectory:
       options.workingDirectory === undefined ? undefined : clean(options.workingDirectory),
     sessionId: null,
@@ -383,6 +390,17 @@ export function fold(state: RunState, input: RunInput): RunState {
       break
     case 'audit':
       onAudit(state, input.result)
+      break
+    case 'credentials':
+      state.credentials = {
+        removed: input.record.removed
+          .slice(0, REPORT_LIMITS.credentials)
+          .map((key) => clip(clean(state, key), 500)),
+        restored: input.record.restored,
+        ...(input.record.error === undefined
+          ? {}
+          : { error: clip(clean(state, input.record.error), 1000) })
+      }
       break
     case 'decision':
       state.asks.delete(input.requestId)
