@@ -21,7 +21,7 @@ import {
   type PolicyIssue
 } from './policy/index.js'
 import { checkPolicy, testPolicy } from './policy/tool.js'
-import { sandboxConfigFor } from './policy/sandbox.js'
+import { sandboxConfigFor, sandboxNetwork } from './policy/sandbox.js'
 import { toReport } from './reporting/report.js'
 import { renderWorking } from './reporting/render.js'
 import { commentPublisher, commentTarget, publish, runUrl } from './reporting/publish.js'
@@ -41,6 +41,7 @@ import { Recorder } from './session/recorder.js'
 import { Run } from './session/run.js'
 import { resolveSessionInputs } from './session/session-inputs.js'
 import { planSandbox, probeSandbox, SANDBOX_FIX, type SandboxPlan } from './session/sandbox.js'
+import { setUpSandbox } from './session/sandbox-setup.js'
 
 export interface RunResult {
   report: Report | null
@@ -166,9 +167,20 @@ async function runAgent(
     // Whether the OS sandbox works here (one bwrap spawn) is found out while the policy loads.
     const sandboxProbe = probeSandbox(env)
     const policy = await core.group('Policy', () => loadCheckedPolicy(settings, env, recorder))
-    // `required` without a working sandbox fails here, before any session exists.
-    const sandbox = planSandbox(policy.sandboxMode, await sandboxProbe, () =>
-      sandboxConfigFor(policy, sandboxContext(settings, env))
+    // On a GitHub-hosted Linux runner, what the probe found missing is set up through sudo.
+    const setup = await setUpSandbox({
+      mode: policy.sandboxMode,
+      probe: await sandboxProbe,
+      networkNeeded: sandboxNetwork(policy).allowOutbound,
+      env,
+      log
+    })
+    // `required` without a working sandbox (or its network) fails here, before any session.
+    const sandbox = planSandbox(
+      policy.sandboxMode,
+      setup.probe,
+      () => sandboxConfigFor(policy, sandboxContext(settings, env)),
+      setup
     )
     recorder.record({
       type: 'sandbox',
@@ -499,7 +511,11 @@ function sandboxContext(
 
 function logSandbox(sandbox: SandboxPlan): void {
   const { record } = sandbox
-  if (record.state === 'enforced') {
+  if (record.state === 'enforced' && record.networkOff) {
+    core.warning(
+      `OS sandbox: ${record.backend ?? 'enforced'} (sandbox.mode: ${sandbox.mode}) WITHOUT network: the agent's shell commands cannot reach ${record.networkOff.hosts.join(', ')}, which the policy's url rules allow, because ${record.networkOff.reason}`
+    )
+  } else if (record.state === 'enforced') {
     core.info(
       `OS sandbox: ${record.backend ?? 'enforced'} (sandbox.mode: ${sandbox.mode}); the agent's shell commands cannot write outside the workspace or reach the network beyond the policy's hosts`
     )

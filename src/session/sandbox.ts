@@ -16,9 +16,46 @@ import type { SandboxConfig } from '../policy/sandbox.js'
 import type { SandboxMode } from '../policy/schema.js'
 import type { SandboxRecord } from '../reporting/types.js'
 
-/** How to get the sandbox on a GitHub-hosted or self-hosted Linux runner. */
+/** How to get the sandbox on a runner the action does not set up itself. */
 export const SANDBOX_FIX =
-  'Install bubblewrap before this step (`sudo apt-get install -y bubblewrap`); on Ubuntu 24.04 runners (ubuntu-latest) also allow unprivileged user namespaces, which AppArmor restricts: `sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0`.'
+  "On GitHub-hosted Linux runners the action sets the sandbox up itself through the runner's passwordless sudo. Elsewhere install bubblewrap before this step (`sudo apt-get install -y bubblewrap`, and `slirp4netns iptables` when the policy has url allow rules); on Ubuntu 24.04 also let bwrap create user namespaces, which AppArmor restricts: load an AppArmor profile for /usr/bin/bwrap (docs/security.md has it), or `sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0` for the whole machine."
+
+/** How to give the sandbox the network the policy's url rules allow. */
+export const NETWORK_FIX =
+  'Install the Debian/Ubuntu packages slirp4netns and iptables before this step (`sudo apt-get install -y slirp4netns iptables`; the sandbox also needs /dev/net/tun).'
+
+/** The Debian/Ubuntu packages the sandbox's private network needs (the CLI runs both). */
+export const NETWORK_PACKAGES = ['slirp4netns', 'iptables'] as const
+export type NetworkPackage = (typeof NETWORK_PACKAGES)[number]
+
+/** The device slirp4netns needs. */
+export const TUN_DEVICE = '/dev/net/tun'
+
+/** What the sandbox's private network needs, as found on this machine. */
+export interface NetworkStack {
+  /** The policy's url rules allow some host (`sandboxNetwork(policy).allowOutbound`). */
+  needed: boolean
+  /** slirp4netns and iptables, those not on PATH. */
+  missing: NetworkPackage[]
+  /** Whether /dev/net/tun exists. */
+  tun: boolean
+}
+
+/** Whether the sandbox can have the network the policy allows. */
+export function networkReady(stack: NetworkStack): boolean {
+  return !stack.needed || (stack.missing.length === 0 && stack.tun)
+}
+
+/** What is missing of the network stack, in words (empty when nothing is). */
+export function networkGap(stack: NetworkStack): string {
+  const gaps = [
+    ...(stack.missing.length > 0
+      ? [`${stack.missing.join(' and ')} ${stack.missing.length === 1 ? 'is' : 'are'} not on PATH`]
+      : []),
+    ...(stack.tun ? [] : [`${TUN_DEVICE} is missing`])
+  ]
+  return gaps.join(', and ')
+}
 
 export type SandboxProbe =
   { available: true; backend: string } | { available: false; reason: string }
@@ -126,28 +163,76 @@ export interface SandboxPlan {
   record: SandboxRecord
 }
 
+/** What the setup before the session did and found (src/session/sandbox-setup.ts). */
+export interface SetupOutcome {
+  network?: NetworkStack
+  provisioned?: readonly string[]
+  seconds?: number
+  /** Why something missing was not set up. */
+  problems?: readonly string[]
+}
+
 /**
- * Decides from the policy's mode and the probe. `required` without a working backend throws a
- * UserError naming the fix (before any session exists); `auto` goes on without the sandbox.
+ * Decides from the policy's mode, the probe and the setup. `required` without a working backend,
+ * or without the network stack its url rules need, throws a UserError naming the fix (before any
+ * session exists); `auto` goes on without the sandbox, or with it but without network.
  */
 export function planSandbox(
   mode: SandboxMode,
   probe: SandboxProbe | undefined,
-  config: () => SandboxConfig
+  config: () => SandboxConfig,
+  setup: SetupOutcome = {}
 ): SandboxPlan {
   if (mode === 'off') {
     return { mode, record: { state: 'off', reason: 'the policy sets sandbox.mode: off' } }
   }
+  const provisioned =
+    setup.provisioned !== undefined && setup.provisioned.length > 0
+      ? { provisioned: [...setup.provisioned] }
+      : {}
+  const took = setup.seconds === undefined ? {} : { setupSeconds: setup.seconds }
+  const problems = setup.problems?.length ? `; ${setup.problems.join('; ')}` : ''
   if (probe === undefined || !probe.available) {
-    const reason = probe?.reason ?? 'not probed'
+    const reason = `${probe?.reason ?? 'not probed'}${problems}`
     if (mode === 'required') {
       throw new UserError(
         `The policy requires the OS sandbox (sandbox.mode: required), but it is not available: ${reason}. ${SANDBOX_FIX} Or set sandbox.mode: auto in the policy to run without it.`
       )
     }
-    return { mode, record: { state: 'unavailable', reason } }
+    return { mode, record: { state: 'unavailable', reason, ...provisioned, ...took } }
   }
-  return { mode, config: config(), record: { state: 'enforced', backend: probe.backend } }
+  let sandboxConfig = config()
+  const network = sandboxConfig.userPolicy.network
+  let networkOff: SandboxRecord['networkOff']
+  if (network.allowOutbound && setup.network !== undefined && !networkReady(setup.network)) {
+    const hosts = network.allowedHosts.length > 0 ? network.allowedHosts : ['*']
+    const gap = `the sandbox's network needs slirp4netns, iptables and /dev/net/tun, and ${networkGap(setup.network)}${problems}`
+    if (mode === 'required') {
+      throw new UserError(
+        `The policy requires the OS sandbox (sandbox.mode: required) and its url rules allow ${hosts.join(', ')}, but ${gap}. ${NETWORK_FIX} Or set sandbox.mode: auto in the policy to run sandboxed without network.`
+      )
+    }
+    // Without slirp4netns the CLI fails every sandboxed command: no network at all instead.
+    sandboxConfig = {
+      ...sandboxConfig,
+      userPolicy: {
+        ...sandboxConfig.userPolicy,
+        network: { ...network, allowOutbound: false, allowedHosts: [] }
+      }
+    }
+    networkOff = { hosts: [...hosts], reason: `${gap}. ${NETWORK_FIX}` }
+  }
+  return {
+    mode,
+    config: sandboxConfig,
+    record: {
+      state: 'enforced',
+      backend: probe.backend,
+      ...provisioned,
+      ...took,
+      ...(networkOff ? { networkOff } : {})
+    }
+  }
 }
 
 /** What one `sandbox.decision` event says about enforcement, when it says anything. */
