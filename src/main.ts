@@ -158,7 +158,7 @@ async function runAgent(
 
   // The CLI boots (~0.4 s) while the policy loads; no session exists before the policy has
   // loaded and passed its own tests. No credential: the entry started no CLI either.
-  const cli = hasCredential(settings)
+  let cli = hasCredential(settings)
     ? new CliStarter({ settings, early: early?.cli, env, log: (line) => core.info(line), signal })
     : undefined
   let stopped: Promise<void> | undefined
@@ -182,6 +182,9 @@ async function runAgent(
       () => sandboxConfigFor(policy, sandboxContext(settings, env)),
       setup
     )
+    // The CLI looks for bwrap and the network's programs once, when it starts (measured, CLI
+    // 1.0.102): after the setup installed some, a fresh CLI (~0.4 s) is the one that sees them.
+    if (setup.provisioned.length > 0) cli = await restartCli(cli, settings, env, signal)
     recorder.record({
       type: 'sandbox',
       record: sandbox.record,
@@ -263,6 +266,19 @@ async function runAgent(
   } finally {
     await stopped
   }
+}
+
+/** A new CLI process in place of `cli`, once `cli` has started (an install is not wasted). */
+async function restartCli(
+  cli: CliStarter,
+  settings: Settings,
+  env: NodeJS.ProcessEnv,
+  signal: AbortSignal
+): Promise<CliStarter> {
+  await cli.started
+  await cli.stop()
+  core.info('Restarting the Copilot CLI, so that it finds what the sandbox setup installed')
+  return new CliStarter({ settings, env, log: (line) => core.info(line), signal })
 }
 
 /** What the progress comment shows, from the run's state. */

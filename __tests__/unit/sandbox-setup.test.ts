@@ -150,7 +150,7 @@ describe('planSetup: which commands run on which runner', () => {
       })
     ).toEqual({
       kind: 'skip',
-      reason: '/dev/net/tun is missing (the sandbox runs without network)'
+      reason: '/dev/net/tun is missing or not read-writable (the sandbox runs without network)'
     })
   })
 
@@ -295,13 +295,16 @@ describe('setUpSandbox with a fake sudo first on PATH', () => {
    * "installs" a package by linking this machine's program into `bin`.
    */
   function fakeSudo(): void {
-    const links = {
-      bubblewrap: ['bwrap', realBwrap ?? '/nonexistent'],
-      slirp4netns: ['slirp4netns', real('slirp4netns')],
-      iptables: ['iptables', real('iptables')]
+    const links: Record<string, string[]> = {
+      bubblewrap: ['bwrap'],
+      slirp4netns: ['slirp4netns'],
+      iptables: ['iptables', 'ip6tables', 'iptables-restore', 'ip6tables-restore']
     }
     const installs = Object.entries(links)
-      .map(([pkg, [name, target]]) => `    ${pkg}) ln -sf '${target}' '${bin}/${name}' ;;`)
+      .map(
+        ([pkg, names]) =>
+          `    ${pkg}) ${names.map((name) => `ln -sf '${name === 'bwrap' ? (realBwrap ?? '/nonexistent') : real(name)}' '${bin}/${name}'`).join('; ')} ;;`
+      )
       .join('\n')
     fs.writeFileSync(
       path.join(dir, 'sudo'),
@@ -343,6 +346,9 @@ exit 0
     lines = []
     fs.writeFileSync(path.join(dir, 'restrict'), '1\n')
     fakeSudo()
+    // util-linux (Essential) and iproute2 are on every Ubuntu runner already
+    for (const name of ['unshare', 'nsenter', 'ip'])
+      fs.symlinkSync(real(name), path.join(bin, name))
   })
   afterEach(() => fs.rmSync(dir, { recursive: true, force: true }))
 

@@ -201,7 +201,7 @@ describe('planSandbox', () => {
       )
       expect(any.record.networkOff).toEqual({
         hosts: ['*'],
-        reason: expect.stringContaining('/dev/net/tun is missing') as unknown
+        reason: expect.stringContaining('/dev/net/tun is missing or not read-writable') as unknown
       })
     })
 

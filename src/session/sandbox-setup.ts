@@ -12,7 +12,8 @@ import { spawn } from 'node:child_process'
 import fs from 'node:fs'
 import {
   findOnPath,
-  NETWORK_PACKAGES,
+  NETWORK_PROGRAMS,
+  type NetworkPackage,
   networkGap,
   networkReady,
   probeSandbox,
@@ -114,8 +115,11 @@ function needs(facts: RunnerFacts): { packages: string[]; userns: boolean; unfix
   }
   const { network } = facts
   if (network.needed) {
-    if (!network.tun) unfixable.push(`${TUN_DEVICE} is missing (the sandbox runs without network)`)
-    else packages.push(...network.missing)
+    if (!network.tun) {
+      unfixable.push(
+        `${TUN_DEVICE} is missing or not read-writable (the sandbox runs without network)`
+      )
+    } else packages.push(...network.missing)
   }
   return { packages, userns, unfixable }
 }
@@ -341,11 +345,17 @@ export function findNetworkStack(
   env: NodeJS.ProcessEnv,
   tun: string = TUN_DEVICE
 ): NetworkStack {
-  return {
-    needed,
-    missing: NETWORK_PACKAGES.filter((name) => findOnPath(name, env.PATH) === undefined),
-    tun: fs.existsSync(tun)
+  const programs = Object.keys(NETWORK_PROGRAMS).filter(
+    (name) => findOnPath(name, env.PATH) === undefined
+  ) as Array<keyof typeof NETWORK_PROGRAMS>
+  const missing = [...new Set(programs.map((name): NetworkPackage => NETWORK_PROGRAMS[name]))]
+  let usable = true
+  try {
+    fs.accessSync(tun, fs.constants.R_OK | fs.constants.W_OK)
+  } catch {
+    usable = false
   }
+  return { needed, missing, ...(programs.length > 0 ? { programs } : {}), tun: usable }
 }
 
 function realBwrap(env: NodeJS.ProcessEnv): string | undefined {

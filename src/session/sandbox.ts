@@ -22,11 +22,23 @@ export const SANDBOX_FIX =
 
 /** How to give the sandbox the network the policy's url rules allow. */
 export const NETWORK_FIX =
-  'Install the Debian/Ubuntu packages slirp4netns and iptables before this step (`sudo apt-get install -y slirp4netns iptables`; the sandbox also needs /dev/net/tun).'
+  'Install the Debian/Ubuntu packages slirp4netns and iptables before this step (`sudo apt-get install -y slirp4netns iptables`); the sandbox also needs util-linux (unshare, nsenter), iproute2 (ip) and a /dev/net/tun it can read and write.'
 
-/** The Debian/Ubuntu packages the sandbox's private network needs (the CLI runs both). */
-export const NETWORK_PACKAGES = ['slirp4netns', 'iptables'] as const
-export type NetworkPackage = (typeof NETWORK_PACKAGES)[number]
+/**
+ * What the CLI runs to build the sandbox's private network, and the Debian/Ubuntu package of
+ * each (measured, CLI 1.0.102: it names them when one is missing).
+ */
+export const NETWORK_PROGRAMS = {
+  slirp4netns: 'slirp4netns',
+  iptables: 'iptables',
+  ip6tables: 'iptables',
+  'iptables-restore': 'iptables',
+  'ip6tables-restore': 'iptables',
+  unshare: 'util-linux',
+  nsenter: 'util-linux',
+  ip: 'iproute2'
+} as const
+export type NetworkPackage = (typeof NETWORK_PROGRAMS)[keyof typeof NETWORK_PROGRAMS]
 
 /** The device slirp4netns needs. */
 export const TUN_DEVICE = '/dev/net/tun'
@@ -35,9 +47,11 @@ export const TUN_DEVICE = '/dev/net/tun'
 export interface NetworkStack {
   /** The policy's url rules allow some host (`sandboxNetwork(policy).allowOutbound`). */
   needed: boolean
-  /** slirp4netns and iptables, those not on PATH. */
+  /** The packages of the programs not on PATH (`slirp4netns`, `iptables`, `util-linux`, `iproute2`). */
   missing: NetworkPackage[]
-  /** Whether /dev/net/tun exists. */
+  /** The programs not on PATH, when known. */
+  programs?: string[]
+  /** Whether /dev/net/tun exists and is readable and writable. */
   tun: boolean
 }
 
@@ -46,13 +60,23 @@ export function networkReady(stack: NetworkStack): boolean {
   return !stack.needed || (stack.missing.length === 0 && stack.tun)
 }
 
+/** `a`, `a and b`, `a, b and c`. */
+function listed(items: readonly string[]): string {
+  return items.length <= 1
+    ? items.join('')
+    : `${items.slice(0, -1).join(', ')} and ${items.at(-1) ?? ''}`
+}
+
 /** What is missing of the network stack, in words (empty when nothing is). */
 export function networkGap(stack: NetworkStack): string {
+  const programs = stack.programs?.length ? ` (${stack.programs.join(', ')})` : ''
   const gaps = [
     ...(stack.missing.length > 0
-      ? [`${stack.missing.join(' and ')} ${stack.missing.length === 1 ? 'is' : 'are'} not on PATH`]
+      ? [
+          `${listed(stack.missing)} ${stack.missing.length === 1 ? 'is' : 'are'} not on PATH${programs}`
+        ]
       : []),
-    ...(stack.tun ? [] : [`${TUN_DEVICE} is missing`])
+    ...(stack.tun ? [] : [`${TUN_DEVICE} is missing or not read-writable`])
   ]
   return gaps.join(', and ')
 }
@@ -206,7 +230,7 @@ export function planSandbox(
   let networkOff: SandboxRecord['networkOff']
   if (network.allowOutbound && setup.network !== undefined && !networkReady(setup.network)) {
     const hosts = network.allowedHosts.length > 0 ? network.allowedHosts : ['*']
-    const gap = `the sandbox's network needs slirp4netns, iptables and /dev/net/tun, and ${networkGap(setup.network)}${problems}`
+    const gap = `the sandbox's network needs slirp4netns, iptables, util-linux, iproute2 and /dev/net/tun, and ${networkGap(setup.network)}${problems}`
     if (mode === 'required') {
       throw new UserError(
         `The policy requires the OS sandbox (sandbox.mode: required) and its url rules allow ${hosts.join(', ')}, but ${gap}. ${NETWORK_FIX} Or set sandbox.mode: auto in the policy to run sandboxed without network.`
