@@ -184,7 +184,9 @@ async function runAgent(
     )
     // The CLI looks for bwrap and the network's programs once, when it starts (measured, CLI
     // 1.0.102): after the setup installed some, a fresh CLI (~0.4 s) is the one that sees them.
-    if (setup.provisioned.length > 0) cli = await restartCli(cli, settings, env, signal)
+    if (setup.provisioned.length > 0 && sandbox.config) {
+      cli = await restartCli(cli, settings, env, signal)
+    }
     recorder.record({
       type: 'sandbox',
       record: sandbox.record,
