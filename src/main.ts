@@ -22,7 +22,7 @@ import {
   type PolicyIssue
 } from './policy/index.js'
 import { checkPolicy, testPolicy } from './policy/tool.js'
-import { protectedNames, sandboxConfigFor } from './policy/sandbox.js'
+import { protectedNames, sandboxConfigFor, sandboxNetwork } from './policy/sandbox.js'
 import { toReport } from './reporting/report.js'
 import { renderWorking } from './reporting/render.js'
 import { commentPublisher, commentTarget, publish, runUrl } from './reporting/publish.js'
@@ -45,6 +45,7 @@ import { restoreCredentials, stashCredentials, type StashRecord } from './sessio
 import { CREDENTIALS_STATE } from './post-run.js'
 import { resolveSessionInputs } from './session/session-inputs.js'
 import { planSandbox, probeSandbox, SANDBOX_FIX, type SandboxPlan } from './session/sandbox.js'
+import { setUpSandbox } from './session/sandbox-setup.js'
 
 /** The step fails with `message`, neutralized like every line of the log (src/log.ts). */
 function failStep(message: string): void {
@@ -159,7 +160,7 @@ async function runAgent(
 
   // The CLI boots (~0.4 s) while the policy loads; no session exists before the policy has
   // loaded and passed its own tests. No credential: the entry started no CLI either.
-  const cli = hasCredential(settings)
+  let cli = hasCredential(settings)
     ? new CliStarter({ settings, early: early?.cli, env, log: (line) => log.info(line), signal })
     : undefined
   let stopped: Promise<void> | undefined
@@ -170,6 +171,14 @@ async function runAgent(
     // Whether the OS sandbox works here (one bwrap spawn) is found out while the policy loads.
     const sandboxProbe = probeSandbox(env)
     const policy = await log.group('Policy', () => loadCheckedPolicy(settings, env, recorder))
+    // On a GitHub-hosted Linux runner, what the probe found missing is set up through sudo.
+    const setup = await setUpSandbox({
+      mode: policy.sandboxMode,
+      probe: await sandboxProbe,
+      networkNeeded: sandboxNetwork(policy).allowOutbound,
+      env,
+      log
+    })
     // Before the session (and before the audit's snapshot, which then holds the config without
     // it): nothing the agent runs can read the checkout's token.
     credentialsStash = stashCheckoutCredentials(settings, env, recorder)
@@ -184,13 +193,22 @@ async function runAgent(
       evidence: () => recorder.state
     })
     audit = started.audit
-    // `required` without a working sandbox fails here, before any session exists.
-    const sandbox = planSandbox(policy.sandboxMode, await sandboxProbe, () =>
-      sandboxConfigFor(policy, {
-        ...sandboxContext(settings, env),
-        protectedPaths: started.readOnly
-      })
+    // `required` without a working sandbox (or its network) fails here, before any session.
+    const sandbox = planSandbox(
+      policy.sandboxMode,
+      setup.probe,
+      () =>
+        sandboxConfigFor(policy, {
+          ...sandboxContext(settings, env),
+          protectedPaths: started.readOnly
+        }),
+      setup
     )
+    // The CLI looks for bwrap and the network's programs once, when it starts (measured, CLI
+    // 1.0.102): after the setup installed some, a fresh CLI (~0.4 s) is the one that sees them.
+    if (setup.provisioned.length > 0 && sandbox.config) {
+      cli = await restartCli(cli, settings, env, signal)
+    }
     recorder.record({
       type: 'sandbox',
       record: sandbox.record,
@@ -338,7 +356,7 @@ function restoreCheckoutCredentials(
       log.info(`Put the checkout credentials back into ${record.restored.join(', ')}`)
     }
     if (record.merged.length > 0) {
-      core.warning(
+      log.warning(
         `${record.merged.join(', ')} changed during the session: the checkout credentials were added back to it entry by entry.`
       )
     }
@@ -346,14 +364,25 @@ function restoreCheckoutCredentials(
     error = messageOf(caught)
   }
   if (error !== undefined) {
-    core.warning(
-      `Could not put the checkout credentials back (the post step tries again): ${error}`
-    )
+    log.warning(`Could not put the checkout credentials back (the post step tries again): ${error}`)
   }
   recorder.record({
     type: 'credentials',
     record: { removed, restored: error === undefined, ...(error === undefined ? {} : { error }) }
   })
+}
+
+/** A new CLI process in place of `cli`, once `cli` has started (an install is not wasted). */
+async function restartCli(
+  cli: CliStarter,
+  settings: Settings,
+  env: NodeJS.ProcessEnv,
+  signal: AbortSignal
+): Promise<CliStarter> {
+  await cli.started
+  await cli.stop()
+  log.info('Restarting the Copilot CLI, so that it finds what the sandbox setup installed')
+  return new CliStarter({ settings, env, log: (line) => log.info(line), signal })
 }
 
 /** What the progress comment shows, from the run's state. */
@@ -608,7 +637,11 @@ function runnerInstallation(execPath: string): { runnerDir?: string } {
 
 function logSandbox(sandbox: SandboxPlan): void {
   const { record } = sandbox
-  if (record.state === 'enforced') {
+  if (record.state === 'enforced' && record.networkOff) {
+    log.warning(
+      `OS sandbox: ${record.backend ?? 'enforced'} (sandbox.mode: ${sandbox.mode}) WITHOUT network: the agent's shell commands cannot reach ${record.networkOff.hosts.join(', ')}, which the policy's url rules allow, because ${record.networkOff.reason}`
+    )
+  } else if (record.state === 'enforced') {
     log.info(
       `OS sandbox: ${record.backend ?? 'enforced'} (sandbox.mode: ${sandbox.mode}); the agent's shell commands cannot write outside the workspace or reach the network beyond the policy's hosts`
     )

@@ -312,6 +312,31 @@ describe('the OS sandbox around an allowed command', () => {
     expect(model!.toolResults().join('\n')).toContain('unconfined')
   }, 60_000)
 
+  it('auto, and the CLI reports the sandbox not engaged mid-run: stopped as failed, never completed', async () => {
+    const dir = path.join(workspace.runnerTemp, 'bin-bwrap-cli-fails')
+    fs.mkdirSync(dir, { recursive: true })
+    const real = findBwrap()
+    fs.writeFileSync(
+      path.join(dir, 'bwrap'),
+      `#!/bin/sh\nif [ -n "$COPILOT_HOME" ]; then\n  [ "$1" = --version ] && echo "bubblewrap 0.4.0" && exit 0\n  echo "bwrap: broken" >&2; exit 1\nfi\nexec ${real} "$@"\n`,
+      { mode: 0o755 }
+    )
+    workspace.write('.github/copilot-policy.yml', policy('auto'))
+    const result = await runWith(
+      [
+        { toolCalls: [{ name: 'bash', arguments: { command: 'echo hi', description: 'x' } }] },
+        { toolCalls: [{ name: 'task_complete', arguments: { summary: 'done' } }] }
+      ],
+      { PATH: `${dir}:${process.env.PATH ?? ''}` }
+    )
+    expect(result.outputs.status).toBe('failed')
+    expect(result.report!.error).toMatchObject({ type: 'sandbox' })
+    expect(result.report!.error?.message).toMatch(/did not engage.*sandbox\.mode: auto/s)
+    expect(result.report!.sandbox).toMatchObject({ state: 'unavailable' })
+    // whether or not the agent got to task_complete before the stop: failed, with the reason
+    expect(result.summary).toMatch(/sandbox\.mode: auto/)
+  }, 60_000)
+
   it('off (the control): the same hostile script gets out, and the report says off', async () => {
     const result = await runHostile('off')
     expect(result.outputs.status).toBe('completed')
@@ -326,4 +351,186 @@ describe('the OS sandbox around an allowed command', () => {
     expect(got.found).toEqual(expect.arrayContaining([`INPUT_GITHUB-TOKEN=${SECRETS.githubToken}`]))
     expect(model!.toolResults().join('\n')).toContain(SECRETS.githubToken)
   })
+})
+
+describe('url rules: the sandbox network', () => {
+  /** A url allow rule: the derived sandbox allows outbound traffic to docs.github.com. */
+  const urlPolicy = `version: 1
+default: deny
+sandbox:
+  mode: auto
+rules:
+  - { id: run, decision: allow, shell: ["echo *"] }
+  - { id: docs, decision: allow, url: ["docs.github.com"] }
+`
+  // what the command sees: inside the sandbox's network the CLI's proxy is set
+  const probe: Script = [
+    {
+      toolCalls: [
+        {
+          name: 'bash',
+          arguments: { command: 'echo "hi proxy=${HTTPS_PROXY:-none}"', description: 'x' }
+        }
+      ]
+    },
+    { toolCalls: [{ name: 'task_complete', arguments: { summary: 'done' } }] }
+  ]
+  const said = (): string => model!.toolResults().join('\n')
+  /** This machine's program `name` (.ci/run installs slirp4netns and iptables). */
+  const where = (name: string): string => {
+    const found = ['/usr/bin', '/usr/sbin', '/sbin', '/bin']
+      .map((d) => path.join(d, name))
+      .find((f) => fs.existsSync(f))
+    if (found === undefined) throw new Error(`${name} is not installed (.ci/run installs it)`)
+    return found
+  }
+
+  /** The network stack's programs, which pathWithoutNetworkStack leaves out. */
+  const NETWORK_ONLY = [
+    'slirp4netns',
+    'iptables',
+    'ip6tables',
+    'iptables-restore',
+    'ip6tables-restore'
+  ]
+
+  /**
+   * A PATH with everything of /usr/bin, /usr/sbin and node but slirp4netns and iptables (the
+   * CLI's network also runs sh, sleep, unshare, nsenter, ip). Inside the workspace: the CLI looks
+   * for slirp4netns on PATH inside the sandbox too, which shows neither RUNNER_TEMP nor HOME.
+   */
+  function pathWithoutNetworkStack(): string {
+    const dir = path.join(workspace.dir, '.bin')
+    fs.mkdirSync(dir, { recursive: true })
+    for (const from of ['/usr/sbin', '/usr/bin']) {
+      for (const name of fs.readdirSync(from)) {
+        const link = path.join(dir, name)
+        if (NETWORK_ONLY.includes(name) || fs.existsSync(link)) continue
+        fs.symlinkSync(path.join(from, name), link)
+      }
+    }
+    if (!fs.existsSync(path.join(dir, 'node')))
+      fs.symlinkSync(process.execPath, path.join(dir, 'node'))
+    return dir
+  }
+
+  it('slirp4netns not on PATH (not a GitHub-hosted runner): the command runs in the sandbox without network, and the report names the hosts', async () => {
+    workspace.write('.github/copilot-policy.yml', urlPolicy)
+    const result = await runWith(probe, { PATH: pathWithoutNetworkStack() })
+    expect(result.outputs.status).toBe('completed')
+    expect(said()).toContain('hi proxy=none')
+    expect(result.report!.tools.find((t) => t.name === 'bash')?.outcome).toBe('succeeded')
+    expect(result.report!.sandbox).toMatchObject({
+      state: 'enforced',
+      backend: 'bubblewrap',
+      networkOff: {
+        hosts: ['docs.github.com'],
+        reason: expect.stringMatching(
+          /slirp4netns and iptables are not on PATH \(slirp4netns, iptables, ip6tables, iptables-restore, ip6tables-restore\).*the action runs no sudo here.*Install the Debian\/Ubuntu packages slirp4netns and iptables/
+        ) as unknown
+      }
+    })
+    expect(result.report!.sandbox?.provisioned).toBeUndefined()
+    expect(result.stdout).toMatch(
+      /::warning::OS sandbox: bubblewrap \(sandbox.mode: auto\) WITHOUT network: the agent's shell commands cannot reach docs.github.com/
+    )
+    expect(result.summary).toContain('**without network**: they could not reach `docs.github.com`')
+  }, 60_000)
+
+  it('slirp4netns and iptables on PATH: the command runs with the network the url rule allows', async () => {
+    workspace.write('.github/copilot-policy.yml', urlPolicy)
+    const result = await runWith(probe)
+    expect(result.outputs.status).toBe('completed')
+    expect(said()).toMatch(/hi proxy=http:\/\/\S+/)
+    expect(result.report!.sandbox).toEqual({ state: 'enforced', backend: 'bubblewrap' })
+    expect(result.stdout).not.toContain('WITHOUT network')
+  }, 60_000)
+
+  /**
+   * A fake `sudo` first on PATH: records its argv in the file it returns, and "installs" a
+   * package (`apt-get install`) by linking this machine's `programs` into `bin`.
+   */
+  function fakeSudo(bin: string, programs: string[]): { dir: string; calls: () => string[] } {
+    const dir = path.join(path.dirname(workspace.runnerTemp), 'fake-sudo')
+    const file = path.join(dir, 'calls')
+    fs.mkdirSync(dir)
+    fs.writeFileSync(
+      path.join(dir, 'sudo'),
+      `#!/bin/sh\nPATH=/usr/bin:/bin\necho "$*" >> '${file}'\nif [ "$2" = apt-get ]; then\n${programs.map((name) => `  ln -s '${name === 'bwrap' ? findBwrap() : where(name)}' '${bin}/${name}'\n`).join('')}fi\nexit 0\n`,
+      { mode: 0o755 }
+    )
+    return { dir, calls: () => fs.readFileSync(file, 'utf8').trim().split('\n') }
+  }
+  const GITHUB_HOSTED = { RUNNER_ENVIRONMENT: 'github-hosted', RUNNER_OS: 'Linux' }
+
+  it('GitHub-hosted (a fake sudo first on PATH): the action installs slirp4netns and iptables, restarts the CLI, and the command gets the network', async () => {
+    const bin = pathWithoutNetworkStack()
+    const sudo = fakeSudo(bin, NETWORK_ONLY)
+    workspace.write('.github/copilot-policy.yml', urlPolicy)
+    const result = await runWith(probe, { PATH: `${sudo.dir}:${bin}`, ...GITHUB_HOSTED })
+    expect(sudo.calls()).toEqual([
+      '-n true',
+      '-n apt-get install -y --no-install-recommends slirp4netns iptables'
+    ])
+    expect(result.outputs.status).toBe('completed')
+    expect(said()).toMatch(/hi proxy=http:\/\/\S+/)
+    expect(result.report!.sandbox).toMatchObject({
+      state: 'enforced',
+      backend: 'bubblewrap',
+      provisioned: ['slirp4netns', 'iptables'],
+      setupSeconds: expect.any(Number) as unknown
+    })
+    expect(result.stdout).toContain('::group::Sandbox setup')
+    expect(result.stdout).toMatch(
+      /\$ sudo -n apt-get install -y --no-install-recommends slirp4netns iptables {2}\(\d+\.\d s\)/
+    )
+    // the CLI looks for slirp4netns when it starts: the one started before the setup would not
+    // find it
+    expect(result.stdout).toContain('Restarting the Copilot CLI')
+    expect(result.summary).toContain('set up on this runner by the action (slirp4netns, iptables;')
+  }, 60_000)
+
+  it('GitHub-hosted without bwrap (a fake sudo): the action installs bubblewrap, and the command runs sandboxed', async () => {
+    const bin = pathWithoutNetworkStack()
+    fs.rmSync(path.join(bin, 'bwrap'))
+    const sudo = fakeSudo(bin, ['bwrap'])
+    workspace.write('.github/copilot-policy.yml', policy('auto'))
+    const result = await runWith(
+      [
+        { toolCalls: [{ name: 'bash', arguments: { command: 'echo hi', description: 'x' } }] },
+        { toolCalls: [{ name: 'task_complete', arguments: { summary: 'done' } }] }
+      ],
+      { PATH: `${sudo.dir}:${bin}`, ...GITHUB_HOSTED }
+    )
+    // (this machine has no AppArmor restriction: no profile to load)
+    expect(sudo.calls()).toEqual([
+      '-n true',
+      '-n apt-get install -y --no-install-recommends bubblewrap'
+    ])
+    expect(result.outputs.status).toBe('completed')
+    expect(said()).toContain('hi')
+    expect(result.report!.sandbox).toMatchObject({
+      state: 'enforced',
+      backend: 'bubblewrap',
+      provisioned: ['bubblewrap']
+    })
+    expect(result.report!.tools.find((t) => t.name === 'bash')?.outcome).toBe('succeeded')
+  }, 60_000)
+
+  it('self-hosted (the same fake sudo on PATH): never called', async () => {
+    const bin = pathWithoutNetworkStack()
+    const sudo = fakeSudo(bin, NETWORK_ONLY)
+    workspace.write('.github/copilot-policy.yml', urlPolicy)
+    const result = await runWith(probe, {
+      PATH: `${sudo.dir}:${bin}`,
+      RUNNER_ENVIRONMENT: 'self-hosted',
+      RUNNER_OS: 'Linux'
+    })
+    expect(fs.existsSync(path.join(sudo.dir, 'calls'))).toBe(false)
+    expect(result.outputs.status).toBe('completed')
+    expect(result.report!.sandbox?.networkOff?.reason).toContain(
+      'RUNNER_ENVIRONMENT=self-hosted, RUNNER_OS=Linux): the action runs no sudo here'
+    )
+    expect(said()).toContain('hi proxy=none')
+  }, 60_000)
 })

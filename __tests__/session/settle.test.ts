@@ -193,19 +193,37 @@ describe('stopReason: the wait asks the state', () => {
     })
   })
 
-  it('stops when a required sandbox did not engage, and only then', () => {
+  it('stops when the sandbox the run started with did not engage, required or auto', () => {
     const failed = event('sandbox.decision', {
       kind: 'enforcement_state',
       outcome: 'failed',
       backend: 'bubblewrap'
     })
+    // auto, and the probe found it working: the CLI fails every command closed, so never
+    // `completed` beside it
     const optional = state(
       { type: 'sandbox', record: { state: 'enforced' }, required: false },
       { type: 'prompt-sent' },
       failed
     )
-    expect(stopReason(optional)).toBeUndefined()
+    expect(stopReason(optional)).toEqual({ kind: 'sandbox-failed' })
     expect(optional.sandbox?.state).toBe('unavailable')
+    expect(settle(fold(optional, ended({ kind: 'sandbox-failed' })))).toEqual({
+      status: 'failed',
+      error: {
+        message: expect.stringMatching(
+          /^The OS sandbox did not engage: .*sandbox\.mode: auto.*the agent cannot run shell commands: the run is stopped\.$/
+        ) as unknown,
+        type: 'sandbox'
+      }
+    })
+    // auto without the sandbox (not passed to the CLI): whatever the events say, the run goes on
+    const without = state(
+      { type: 'sandbox', record: { state: 'unavailable', reason: 'no bwrap' }, required: false },
+      { type: 'prompt-sent' },
+      failed
+    )
+    expect(stopReason(without)).toBeUndefined()
     const required = state(
       { type: 'sandbox', record: { state: 'enforced' }, required: true },
       { type: 'prompt-sent' },

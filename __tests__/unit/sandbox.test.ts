@@ -151,6 +151,100 @@ describe('planSandbox', () => {
     expect(plan).toThrow('sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0')
   })
 
+  describe('the policy allows hosts (url rules) and the network stack is missing', () => {
+    const withHosts: SandboxConfig = {
+      ...CONFIG,
+      userPolicy: {
+        ...CONFIG.userPolicy,
+        network: {
+          allowOutbound: true,
+          allowLocalNetwork: false,
+          allowedHosts: ['docs.github.com', 'registry.npmjs.org'],
+          blockedHosts: []
+        }
+      }
+    }
+    const noSlirp = { needed: true, missing: ['slirp4netns' as const], tun: true }
+
+    it('auto: the sandbox without network, the record naming the hosts and what to install', () => {
+      const plan = planSandbox('auto', ok, () => withHosts, { network: noSlirp })
+      expect(plan.config?.userPolicy.network).toEqual({
+        allowOutbound: false,
+        allowLocalNetwork: false,
+        allowedHosts: [],
+        blockedHosts: []
+      })
+      expect(plan.config?.userPolicy.filesystem).toEqual(CONFIG.userPolicy.filesystem)
+      expect(plan.record).toEqual({
+        state: 'enforced',
+        backend: 'bubblewrap',
+        networkOff: {
+          hosts: ['docs.github.com', 'registry.npmjs.org'],
+          reason: expect.stringContaining('slirp4netns is not on PATH') as unknown
+        }
+      })
+      expect(plan.record.networkOff?.reason).toContain(
+        'Install the Debian/Ubuntu packages slirp4netns and iptables'
+      )
+      // an allow-all url rule: any host
+      const any = planSandbox(
+        'auto',
+        ok,
+        () => ({
+          ...withHosts,
+          userPolicy: {
+            ...withHosts.userPolicy,
+            network: { ...withHosts.userPolicy.network, allowedHosts: [] }
+          }
+        }),
+        { network: { needed: true, missing: [], tun: false } }
+      )
+      expect(any.record.networkOff).toEqual({
+        hosts: ['*'],
+        reason: expect.stringContaining('/dev/net/tun is missing or not read-writable') as unknown
+      })
+    })
+
+    it('required: a UserError naming the packages, before any session', () => {
+      const plan = () =>
+        planSandbox('required', ok, () => withHosts, {
+          network: { needed: true, missing: ['slirp4netns', 'iptables'], tun: true },
+          problems: ['not a GitHub-hosted Linux runner (…)']
+        })
+      expect(plan).toThrow(UserError)
+      expect(plan).toThrow(/url rules allow docs\.github\.com, registry\.npmjs\.org/)
+      expect(plan).toThrow('slirp4netns and iptables are not on PATH')
+      expect(plan).toThrow('sudo apt-get install -y slirp4netns iptables')
+    })
+
+    it('the stack present, or no host allowed: the network as the policy says', () => {
+      const ready = { needed: true, missing: [], tun: true }
+      expect(planSandbox('auto', ok, () => withHosts, { network: ready }).config).toEqual(withHosts)
+      expect(planSandbox('required', ok, () => CONFIG, { network: noSlirp }).record).toEqual({
+        state: 'enforced',
+        backend: 'bubblewrap'
+      })
+    })
+  })
+
+  it('what the setup did goes into the record, and why it did not into the reason', () => {
+    expect(
+      planSandbox('auto', ok, () => CONFIG, {
+        provisioned: ['bubblewrap', 'apparmor profile'],
+        seconds: 9.4
+      }).record
+    ).toEqual({
+      state: 'enforced',
+      backend: 'bubblewrap',
+      provisioned: ['bubblewrap', 'apparmor profile'],
+      setupSeconds: 9.4
+    })
+    expect(
+      planSandbox('auto', missing, () => CONFIG, { problems: ['passwordless sudo does not work'] })
+        .record
+    ).toEqual({ state: 'unavailable', reason: 'bwrap is missing; passwordless sudo does not work' })
+  })
+
   it('off: no config, whatever the probe', () => {
     expect(planSandbox('off', ok, () => CONFIG)).toMatchObject({ record: { state: 'off' } })
     expect(planSandbox('off', ok, () => CONFIG).config).toBeUndefined()
@@ -217,6 +311,41 @@ describe('the report', () => {
     expect(report.sandbox?.reason).toContain('unsupported_platform')
     expect(report.lastActivity.join('\n')).toContain('sandbox: the Copilot CLI reported')
     expect(renderSummary(report)).toMatch(/\*\*Sandbox:\*\* ⚠️ unavailable — the Copilot CLI/)
+  })
+
+  it('what the action set up, and a sandbox without network, in the summary line and the headline', () => {
+    const b = builder()
+    b.setSandbox({
+      state: 'enforced',
+      backend: 'bubblewrap',
+      provisioned: ['bubblewrap', 'apparmor profile'],
+      setupSeconds: 9.42
+    })
+    expect(renderSummary(finish(b))).toContain(
+      "**Sandbox:** 🛡️ enforced (`bubblewrap`), set up on this runner by the action (bubblewrap, apparmor profile; 9.4 s): the agent's shell commands ran confined to the workspace, without network beyond the policy's hosts"
+    )
+    b.setSandbox({
+      state: 'enforced',
+      backend: 'bubblewrap',
+      networkOff: { hosts: ['docs.github.com'], reason: 'slirp4netns is not on PATH' }
+    })
+    const report = finish(b)
+    expect(report.sandbox?.networkOff).toEqual({
+      hosts: ['docs.github.com'],
+      reason: 'slirp4netns is not on PATH'
+    })
+    const summary = renderSummary(report)
+    expect(summary).toContain(
+      "**Sandbox:** 🛡️ enforced (`bubblewrap`): the agent's shell commands ran confined to the workspace and **without network**: they could not reach `docs.github.com`, which the policy's url rules allow — slirp4netns is not on PATH"
+    )
+    expect(summary).toContain('sandbox 🛡️ enforced (no network)')
+  })
+
+  it('a planned sandbox that fails keeps what was set up', () => {
+    const b = builder()
+    b.setSandbox({ state: 'enforced', backend: 'bubblewrap', provisioned: ['bubblewrap'] })
+    b.onEvent(SPAWN_FAILED)
+    expect(finish(b).sandbox).toMatchObject({ state: 'unavailable', provisioned: ['bubblewrap'] })
   })
 
   it('unavailable and off are one line each', () => {

@@ -98,7 +98,9 @@ export function headline(view: View): string {
 function sandboxWord(view: View): string | null {
   switch (view.report.sandbox?.state) {
     case 'enforced':
-      return 'sandbox 🛡️ enforced'
+      return view.report.sandbox.networkOff
+        ? 'sandbox 🛡️ enforced (no network)'
+        : 'sandbox 🛡️ enforced'
     case 'unavailable':
       return 'sandbox ⚠️ unavailable'
     case 'off':
@@ -298,7 +300,7 @@ function knownFix(view: View): string | null {
     return 'Ask for the work itself in the prompt, or turn `plan-first` off.'
   }
   if (type === 'sandbox') {
-    return 'Install bubblewrap on the runner (`sudo apt-get install -y bubblewrap`), or set `sandbox.mode` in the policy to allow running without the OS sandbox.'
+    return 'On GitHub-hosted Linux runners the action sets the sandbox up itself; elsewhere install `bubblewrap` on the runner (and `slirp4netns iptables` for url rules; on Ubuntu 24.04 let bwrap create user namespaces, see docs/security.md), or set `sandbox.mode` in the policy to allow running without the OS sandbox.'
   }
   if (/rate.?limit|\b429\b|quota/i.test(message)) {
     return 'Wait for the rate limit or quota to reset, then re-run the job.'

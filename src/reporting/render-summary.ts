@@ -361,11 +361,24 @@ function sandboxLine(view: View): string | null {
           .map((p) => view.code(p, 120))
           .join(', ')}${readOnly.length > 8 ? `, and ${readOnly.length - 8} more` : ''}`
       : ''
+  const setUp =
+    sandbox.provisioned !== undefined && sandbox.provisioned.length > 0
+      ? `, set up on this runner by the action (${sandbox.provisioned.map((p) => view.inline(p, 60)).join(', ')}${sandbox.setupSeconds === undefined ? '' : `; ${sandbox.setupSeconds.toFixed(1)} s`})`
+      : ''
   switch (sandbox.state) {
-    case 'enforced':
-      return `**Sandbox:** 🛡️ enforced${sandbox.backend ? ` (${view.code(sandbox.backend, 40)})` : ''}: the agent's shell commands ran confined to the workspace${kept}, without network beyond the policy's hosts`
+    case 'enforced': {
+      const enforced = `**Sandbox:** 🛡️ enforced${sandbox.backend ? ` (${view.code(sandbox.backend, 40)})` : ''}${setUp}`
+      const off = sandbox.networkOff
+      if (off !== undefined) {
+        const hosts = off.hosts.slice(0, 10).map((h) => view.code(h, 80))
+        const rest =
+          off.hosts.length > hosts.length ? `, … ${off.hosts.length - hosts.length} more` : ''
+        return `${enforced}: the agent's shell commands ran confined to the workspace${kept} and **without network**: they could not reach ${hosts.join(', ')}${rest}, which the policy's url rules allow — ${view.inline(off.reason, 300)}`
+      }
+      return `${enforced}: the agent's shell commands ran confined to the workspace${kept}, without network beyond the policy's hosts`
+    }
     case 'unavailable':
-      return `**Sandbox:** ⚠️ unavailable${reason}: the agent's shell commands ran without the OS sandbox (the policy still judged each one)`
+      return `**Sandbox:** ⚠️ unavailable${reason}${setUp}: the agent's shell commands ran without the OS sandbox (the policy still judged each one)`
     case 'off':
       return `**Sandbox:** off (sandbox.mode: off): the agent's shell commands ran without the OS sandbox`
   }

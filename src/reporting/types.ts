@@ -219,6 +219,19 @@ export interface SandboxRecord {
   state: 'enforced' | 'unavailable' | 'off'
   backend?: string
   reason?: string
+  /**
+   * What the action set up on the runner before the session, through its passwordless sudo (on
+   * GitHub-hosted Linux runners only): `bubblewrap`, `slirp4netns`, `iptables`, `apparmor profile`.
+   */
+  provisioned?: string[]
+  /** How long that setup took, in seconds. */
+  setupSeconds?: number
+  /**
+   * The policy's url rules allow `hosts` (`*`: any), but the sandbox's network stack is missing:
+   * the sandbox ran without network, so shell commands could not reach them. `reason` says what
+   * is missing and what to install.
+   */
+  networkOff?: { hosts: string[]; reason: string }
 }
 
 /**

@@ -210,6 +210,8 @@ export interface RunState {
   sandboxRequired: boolean
   /** The workspace audit, over every agent turn. */
   audit: AuditRecord | undefined
+  /** The run passed the sandbox to the CLI (planned `enforced`): a failure to engage stops it. */
+  sandboxPlanned: boolean
   /** The CLI said the sandbox did not engage (first report). */
   sandboxFailure: string | undefined
   credentials: CredentialsRecord | undefined
@@ -289,6 +291,7 @@ export function createState(options: StateOptions): RunState {
     sandbox: undefined,
     sandboxRequired: false,
     audit: undefined,
+    sandboxPlanned: false,
     sandboxFailure: undefined,
     credentials: undefined,
     workingDirectory:
@@ -381,6 +384,7 @@ export function fold(state: RunState, input: RunInput): RunState {
     case 'sandbox':
       setSandbox(state, input.record)
       state.sandboxRequired = input.required
+      state.sandboxPlanned = input.record.state === 'enforced'
       break
     case 'read-only':
       state.audit = {
@@ -466,12 +470,16 @@ export function fold(state: RunState, input: RunInput): RunState {
 
 /**
  * Whether the run should stop waiting for the agent, and why: it went idle, the session
- * reported an error, or a required sandbox did not engage. Undefined while the agent works.
+ * reported an error, or the sandbox the run passed to the CLI did not engage (in any mode: the
+ * CLI then fails every shell command closed, so the agent cannot do its work). Undefined while
+ * the agent works.
  */
 export function stopReason(
   state: RunState
 ): Extract<Ending, { kind: 'idle' | 'session-error' | 'sandbox-failed' | 'budget' }> | undefined {
-  if (state.sandboxRequired && state.sandboxFailure !== undefined) return { kind: 'sandbox-failed' }
+  if ((state.sandboxRequired || state.sandboxPlanned) && state.sandboxFailure !== undefined) {
+    return { kind: 'sandbox-failed' }
+  }
   const limit = state.options.maxTokens
   if (limit !== undefined && state.phase === 'working') {
     const used = tokensUsed(state)
@@ -563,7 +571,9 @@ export function settle(state: RunState): Settled {
       return {
         status: 'failed',
         error: {
-          message: `${state.sandboxFailure ?? 'The OS sandbox did not engage.'} The policy requires the sandbox (sandbox.mode: required): the run is stopped.`,
+          message: state.sandboxRequired
+            ? `${state.sandboxFailure ?? 'The OS sandbox did not engage.'} The policy requires the sandbox (sandbox.mode: required): the run is stopped.`
+            : `${state.sandboxFailure ?? 'The OS sandbox did not engage.'} The sandbox worked when the action probed it before the session (sandbox.mode: auto), so the session was started with it, and the agent cannot run shell commands: the run is stopped.`,
           type: 'sandbox'
         }
       }
@@ -1050,7 +1060,7 @@ function onSandboxDecision(state: RunState, event: SessionEvent): void {
   if (evidence.engaged) {
     state.sandbox = { ...state.sandbox, backend: clip(clean(state, evidence.backend), 100) }
   } else {
-    setSandbox(state, { state: 'unavailable', reason: evidence.reason })
+    setSandbox(state, { ...state.sandbox, state: 'unavailable', reason: evidence.reason })
     note(state, `sandbox: ${evidence.reason}`)
   }
 }
@@ -1059,7 +1069,19 @@ function setSandbox(state: RunState, sandbox: SandboxRecord): void {
   state.sandbox = {
     state: sandbox.state,
     ...(sandbox.backend === undefined ? {} : { backend: clip(clean(state, sandbox.backend), 100) }),
-    ...(sandbox.reason === undefined ? {} : { reason: clip(clean(state, sandbox.reason), 500) })
+    ...(sandbox.reason === undefined ? {} : { reason: clip(clean(state, sandbox.reason), 500) }),
+    ...(sandbox.provisioned === undefined
+      ? {}
+      : { provisioned: sandbox.provisioned.slice(0, 10).map((p) => clip(clean(state, p), 100)) }),
+    ...(sandbox.setupSeconds === undefined ? {} : { setupSeconds: sandbox.setupSeconds }),
+    ...(sandbox.networkOff === undefined
+      ? {}
+      : {
+          networkOff: {
+            hosts: sandbox.networkOff.hosts.slice(0, 50).map((h) => clip(clean(state, h), 200)),
+            reason: clip(clean(state, sandbox.networkOff.reason), 500)
+          }
+        })
   }
 }
 

@@ -16,9 +16,70 @@ import type { SandboxConfig } from '../policy/sandbox.js'
 import type { SandboxMode } from '../policy/schema.js'
 import type { SandboxRecord } from '../reporting/types.js'
 
-/** How to get the sandbox on a GitHub-hosted or self-hosted Linux runner. */
+/** How to get the sandbox on a runner the action does not set up itself. */
 export const SANDBOX_FIX =
-  'Install bubblewrap before this step (`sudo apt-get install -y bubblewrap`); on Ubuntu 24.04 runners (ubuntu-latest) also allow unprivileged user namespaces, which AppArmor restricts: `sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0`.'
+  "On GitHub-hosted Linux runners the action sets the sandbox up itself through the runner's passwordless sudo. Elsewhere install bubblewrap before this step (`sudo apt-get install -y bubblewrap`, and `slirp4netns iptables` when the policy has url allow rules); on Ubuntu 24.04 also let bwrap create user namespaces, which AppArmor restricts: load an AppArmor profile for /usr/bin/bwrap (docs/security.md has it), or `sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0` for the whole machine."
+
+/** How to give the sandbox the network the policy's url rules allow. */
+export const NETWORK_FIX =
+  'Install the Debian/Ubuntu packages slirp4netns and iptables before this step (`sudo apt-get install -y slirp4netns iptables`); the sandbox also needs util-linux (unshare, nsenter), iproute2 (ip) and a /dev/net/tun it can read and write.'
+
+/**
+ * What the CLI runs to build the sandbox's private network, and the Debian/Ubuntu package of
+ * each (measured, CLI 1.0.102: it names them when one is missing).
+ */
+export const NETWORK_PROGRAMS = {
+  slirp4netns: 'slirp4netns',
+  iptables: 'iptables',
+  ip6tables: 'iptables',
+  'iptables-restore': 'iptables',
+  'ip6tables-restore': 'iptables',
+  unshare: 'util-linux',
+  nsenter: 'util-linux',
+  ip: 'iproute2'
+} as const
+export type NetworkPackage = (typeof NETWORK_PROGRAMS)[keyof typeof NETWORK_PROGRAMS]
+
+/** The device slirp4netns needs. */
+export const TUN_DEVICE = '/dev/net/tun'
+
+/** What the sandbox's private network needs, as found on this machine. */
+export interface NetworkStack {
+  /** The policy's url rules allow some host (`sandboxNetwork(policy).allowOutbound`). */
+  needed: boolean
+  /** The packages of the programs not on PATH (`slirp4netns`, `iptables`, `util-linux`, `iproute2`). */
+  missing: NetworkPackage[]
+  /** The programs not on PATH, when known. */
+  programs?: string[]
+  /** Whether /dev/net/tun exists and is readable and writable. */
+  tun: boolean
+}
+
+/** Whether the sandbox can have the network the policy allows. */
+export function networkReady(stack: NetworkStack): boolean {
+  return !stack.needed || (stack.missing.length === 0 && stack.tun)
+}
+
+/** `a`, `a and b`, `a, b and c`. */
+function listed(items: readonly string[]): string {
+  return items.length <= 1
+    ? items.join('')
+    : `${items.slice(0, -1).join(', ')} and ${items.at(-1) ?? ''}`
+}
+
+/** What is missing of the network stack, in words (empty when nothing is). */
+export function networkGap(stack: NetworkStack): string {
+  const programs = stack.programs?.length ? ` (${stack.programs.join(', ')})` : ''
+  const gaps = [
+    ...(stack.missing.length > 0
+      ? [
+          `${listed(stack.missing)} ${stack.missing.length === 1 ? 'is' : 'are'} not on PATH${programs}`
+        ]
+      : []),
+    ...(stack.tun ? [] : [`${TUN_DEVICE} is missing or not read-writable`])
+  ]
+  return gaps.join(', and ')
+}
 
 export type SandboxProbe =
   { available: true; backend: string } | { available: false; reason: string }
@@ -126,28 +187,76 @@ export interface SandboxPlan {
   record: SandboxRecord
 }
 
+/** What the setup before the session did and found (src/session/sandbox-setup.ts). */
+export interface SetupOutcome {
+  network?: NetworkStack
+  provisioned?: readonly string[]
+  seconds?: number
+  /** Why something missing was not set up. */
+  problems?: readonly string[]
+}
+
 /**
- * Decides from the policy's mode and the probe. `required` without a working backend throws a
- * UserError naming the fix (before any session exists); `auto` goes on without the sandbox.
+ * Decides from the policy's mode, the probe and the setup. `required` without a working backend,
+ * or without the network stack its url rules need, throws a UserError naming the fix (before any
+ * session exists); `auto` goes on without the sandbox, or with it but without network.
  */
 export function planSandbox(
   mode: SandboxMode,
   probe: SandboxProbe | undefined,
-  config: () => SandboxConfig
+  config: () => SandboxConfig,
+  setup: SetupOutcome = {}
 ): SandboxPlan {
   if (mode === 'off') {
     return { mode, record: { state: 'off', reason: 'the policy sets sandbox.mode: off' } }
   }
+  const provisioned =
+    setup.provisioned !== undefined && setup.provisioned.length > 0
+      ? { provisioned: [...setup.provisioned] }
+      : {}
+  const took = setup.seconds === undefined ? {} : { setupSeconds: setup.seconds }
+  const problems = setup.problems?.length ? `; ${setup.problems.join('; ')}` : ''
   if (probe === undefined || !probe.available) {
-    const reason = probe?.reason ?? 'not probed'
+    const reason = `${probe?.reason ?? 'not probed'}${problems}`
     if (mode === 'required') {
       throw new UserError(
         `The policy requires the OS sandbox (sandbox.mode: required), but it is not available: ${reason}. ${SANDBOX_FIX} Or set sandbox.mode: auto in the policy to run without it.`
       )
     }
-    return { mode, record: { state: 'unavailable', reason } }
+    return { mode, record: { state: 'unavailable', reason, ...provisioned, ...took } }
   }
-  return { mode, config: config(), record: { state: 'enforced', backend: probe.backend } }
+  let sandboxConfig = config()
+  const network = sandboxConfig.userPolicy.network
+  let networkOff: SandboxRecord['networkOff']
+  if (network.allowOutbound && setup.network !== undefined && !networkReady(setup.network)) {
+    const hosts = network.allowedHosts.length > 0 ? network.allowedHosts : ['*']
+    const gap = `the sandbox's network needs slirp4netns, iptables, util-linux, iproute2 and /dev/net/tun, and ${networkGap(setup.network)}${problems}`
+    if (mode === 'required') {
+      throw new UserError(
+        `The policy requires the OS sandbox (sandbox.mode: required) and its url rules allow ${hosts.join(', ')}, but ${gap}. ${NETWORK_FIX} Or set sandbox.mode: auto in the policy to run sandboxed without network.`
+      )
+    }
+    // Without slirp4netns the CLI fails every sandboxed command: no network at all instead.
+    sandboxConfig = {
+      ...sandboxConfig,
+      userPolicy: {
+        ...sandboxConfig.userPolicy,
+        network: { ...network, allowOutbound: false, allowedHosts: [] }
+      }
+    }
+    networkOff = { hosts: [...hosts], reason: `${gap}. ${NETWORK_FIX}` }
+  }
+  return {
+    mode,
+    config: sandboxConfig,
+    record: {
+      state: 'enforced',
+      backend: probe.backend,
+      ...provisioned,
+      ...took,
+      ...(networkOff ? { networkOff } : {})
+    }
+  }
 }
 
 /** What one `sandbox.decision` event says about enforcement, when it says anything. */
