@@ -78,6 +78,22 @@ describe.each(PRESET_NAMES)('preset %s', (name) => {
   )
 })
 
+describe('the denial rate of benign commands (issue 20: at most 2% per preset)', () => {
+  it.each(PRESET_NAMES)('%s denies at most 2% of the commands of its intent', (name) => {
+    const covered = corpus.filter((c) => presetsCovering(c.preset).includes(name))
+    const denied = covered.filter(
+      (c) =>
+        (policies.get(name) as CompiledPolicy).decide({ kind: 'shell', fullCommandText: c.command })
+          .decision !== 'allow'
+    )
+    expect({
+      name,
+      rate: denied.length / covered.length <= 0.02,
+      denied: denied.map((c) => c.command)
+    }).toEqual({ name, rate: true, denied: expect.any(Array) as unknown })
+  })
+})
+
 describe("the README's example policy (A first workflow)", () => {
   // The policy file the README shows under "A first workflow": its first fenced yaml block that
   // starts with `version:` (the later ones illustrate other sections).

@@ -3,6 +3,8 @@
  * network they reach (commandEffects), on its own and through the real engine with a policy that
  * allows the programs by name (`sed *`, `git *`, ...) and protects files with write rules.
  */
+import { rmSync } from 'node:fs'
+import path from 'node:path'
 import { commandEffects, type CommandEffect } from '../../src/policy/commands.js'
 import type { CompiledPolicy, Verdict } from '../../src/policy/index.js'
 import { analyzeShell } from '../../src/policy/shell.js'
@@ -17,13 +19,18 @@ function wordsOf(command: string) {
   throw new Error(`no command in ${command}`)
 }
 
-/** `w src/a` (a write), `w+ .` (recursive), `u https://…` (a URL), or a problem id. */
+/**
+ * `w src/a` (a write), `w+ .` (recursive), `r f` (a read), `u https://…` (a URL), or a problem
+ * id.
+ */
 function summary(effect: CommandEffect): string {
   switch (effect.kind) {
     case 'write':
       return `${effect.subtree === true ? 'w+' : 'w'} ${effect.target.literal ? '' : '?'}${effect.target.text}`
     case 'url':
       return `u ${effect.target.literal ? '' : '?'}${effect.target.text}`
+    case 'read':
+      return `r ${effect.target.literal ? '' : '?'}${effect.target.text}`
     case 'problem':
       return effect.id
   }
@@ -49,7 +56,7 @@ const UNIT: UnitRow[] = [
   ["sed '1i\\\nheader' f", []],
   ["sed 'y/abc/xyz/' f", []],
   ["sed ':a;N;$!ba;s/\\n/ /g' f", []],
-  ['sed --sandbox -f script.sed f', []],
+  ['sed --sandbox -f script.sed f', ['r script.sed']],
   // sed: in place
   ['sed -i s/a/b/ src/a.ts', ['w src/a.ts']],
   ['sed -i s/a/b/ src/a.ts src/b.ts', ['w src/a.ts', 'w src/b.ts']],
@@ -75,8 +82,8 @@ const UNIT: UnitRow[] = [
   ["sed 'e id' f", ['runs-code']],
   ["sed -n 's/.*/id/ep' f", ['runs-code']],
   ["sed '1e touch x' f", ['runs-code']],
-  ['sed -f evil.sed f', ['runs-code']],
-  ['sed --file=evil.sed f', ['runs-code']],
+  ['sed -f evil.sed f', ['r evil.sed', 'runs-code']],
+  ['sed --file=evil.sed f', ['r evil.sed', 'runs-code']],
   ["sed 's/a/b/x' f", ['runs-code']],
   ["sed '{p' f", ['runs-code']],
   ['sed "$S" f', ['dynamic-argument']],
@@ -636,8 +643,31 @@ const ALLOWED_RECURSIVE: string[] = [
   'wget -r -P src https://docs.github.com/'
 ]
 
-/** Recursive writes whose targets exist as files in the test workspace (src/a.ts). */
-const EXISTING_FILE_TARGETS = ['git checkout -- src/a.ts', 'git restore src/a.ts']
+/**
+ * Recursive writes whose targets exist as files in the test workspace (src/a.ts), and those
+ * whose tree is known (issue 20, precision): a removal removes what is there now (src/build and
+ * src/*.tmp hold no .git), a move or copy puts there what its source holds (src/dir does not
+ * exist, src/a.ts is a file).
+ */
+const EXISTING_FILE_TARGETS = [
+  'git checkout -- src/a.ts',
+  'git restore src/a.ts',
+  'cp -r src/dir src/dir2',
+  'mv src/a.ts src/b.ts',
+  'rm -rf src/build'
+]
+
+/** What a known tree holds decides: src/vendor holds a nested repository's .git. */
+const KNOWN_TREE_DENIED = [
+  'rm -rf src/vendor',
+  'rm -r src/vendor/',
+  'rm -rf src/*',
+  'mv src/vendor src/v2',
+  'mv src/vendor/.git src/x',
+  'cp -r src/vendor src/v3',
+  'cp -a src/vendor/ src/v4',
+  'cp -R src/vendor src/dir2/'
+]
 
 const DENIED: string[] = [
   // sed: in place, every spelling
@@ -1010,19 +1040,31 @@ describe('command effects through the engine', () => {
     expect(rootGit.decide(shell(command))).toMatchObject({ decision: 'allow' })
   })
 
-  it.each(ALLOWED_RECURSIVE.filter((c) => !EXISTING_FILE_TARGETS.includes(c)))(
-    'denies %j when **/.git/** is protected (it may be below)',
-    (command) => {
-      expect(policy.decide(shell(command))).toMatchObject({ decision: 'deny', rule: 'protected' })
-    }
-  )
+  it.each(
+    ALLOWED_RECURSIVE.filter((c) => !EXISTING_FILE_TARGETS.includes(c) && c !== 'rm src/*.tmp')
+  )('denies %j when **/.git/** is protected (it may be below)', (command) => {
+    expect(policy.decide(shell(command))).toMatchObject({ decision: 'deny', rule: 'protected' })
+  })
 
   it.each(EXISTING_FILE_TARGETS)(
-    'allows %j when **/.git/** is protected: its target is an existing file, nothing is below it',
+    'allows %j when **/.git/** is protected: nothing protected is or lands below its target',
     (command) => {
       expect(policy.decide(shell(command))).toMatchObject({ decision: 'allow' })
     }
   )
+
+  it('does not call a removal of globbed files protected when nothing protected is there', () => {
+    expect(policy.decide(shell('rm src/*.tmp')).rule).not.toBe('protected')
+  })
+
+  it.each(KNOWN_TREE_DENIED)('denies %j: a protected path is below it', (command) => {
+    writeFiles(ws.dir, { 'src/vendor/.git/config': '[core]\n', 'src/vendor/x.ts': '' })
+    try {
+      expect(policy.decide(shell(command))).toMatchObject({ decision: 'deny', rule: 'protected' })
+    } finally {
+      rmSync(path.join(ws.dir, 'src/vendor'), { recursive: true, force: true })
+    }
+  })
 
   it('denies recursive writes that may reach a nested repository', () => {
     expect(decide('rm -rf src/.git')).toBe('deny')

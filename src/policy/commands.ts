@@ -31,10 +31,23 @@ export type EffectProblemId =
   | 'reads-secret'
 
 export type CommandEffect =
-  /** A file the command writes (or deletes); `subtree`: and everything below it (`rm -r d`). */
-  | { kind: 'write'; label: string; target: ShellWord; subtree?: boolean }
+  /**
+   * A file the command writes (or deletes); `subtree`: and everything below it (`rm -r d`).
+   * What lands below it, where known: `removes`, only what is there now (`rm -r`, a moved
+   * source); `from`, the trees of these sources (`cp -r SRC DEST`). Otherwise anything may.
+   */
+  | {
+      kind: 'write'
+      label: string
+      target: ShellWord
+      subtree?: boolean
+      removes?: boolean
+      from?: ShellWord[]
+    }
   /** A URL the command fetches or sends to (`curl https://…`): checked against `url` rules. */
   | { kind: 'url'; label: string; target: ShellWord }
+  /** A file the command reads because a script or option says so (`sed 'r f'`): `read` rules. */
+  | { kind: 'read'; label: string; target: ShellWord }
   | { kind: 'problem'; id: EffectProblemId; reason: string }
 
 type Handler = (words: readonly ShellWord[], name: string) => CommandEffect[]
@@ -51,9 +64,15 @@ export function commandEffects(words: readonly ShellWord[]): CommandEffect[] {
   const handler = HANDLERS.get(name)
   if (handler === undefined) return []
   const effects = handler(words, name)
-  // one problem of each kind is enough to deny, and reads better
+  // one problem of each kind is enough to deny, and reads better; a URL once
   let seen = ''
   return effects.filter((e) => {
+    if (e.kind === 'url') {
+      const key = `|url ${e.target.text}|`
+      if (seen.includes(key)) return false
+      seen += key
+      return true
+    }
     if (e.kind !== 'problem') return true
     if (seen.includes(`|${e.id}|`)) return false
     seen += `|${e.id}|`
@@ -135,6 +154,10 @@ function write(label: string, target: ShellWord, subtree = false): CommandEffect
   return subtree ? { kind: 'write', label, target, subtree } : { kind: 'write', label, target }
 }
 
+function read(label: string, target: ShellWord): CommandEffect {
+  return { kind: 'read', label, target }
+}
+
 function problem(id: EffectProblemId, reason: string): CommandEffect {
   return { kind: 'problem', id, reason }
 }
@@ -156,6 +179,11 @@ function dynamicArgument(program: string, word: ShellWord, could: string): Comma
     'dynamic-argument',
     `"${word.text}" is only known when the command runs, and ${program} could read it as ${could}`
   )
+}
+
+/** A recursive write that only removes what is there now (`rm -r`, `mv`'s sources). */
+function removal(effect: CommandEffect): CommandEffect {
+  return effect.kind === 'write' && effect.subtree === true ? { ...effect, removes: true } : effect
 }
 
 /**
@@ -438,6 +466,8 @@ function sedEffects(words: readonly ShellWord[], name: string): CommandEffect[] 
     if (script !== undefined) scripts.push(script)
     operands = operands.slice(1)
   }
+  // the script file is read (`sed --sandbox -f .git/config` quotes its first line)
+  for (const file of files) out.push(read(`${name} -f`, file))
   if (files.length > 0 && !sandbox) {
     out.push(
       runsCode(
@@ -469,6 +499,8 @@ function sedEffects(words: readonly ShellWord[], name: string): CommandEffect[] 
           out.push(runsCode(`the ${name} script runs shell commands (the e command or s///e)`))
         }
         for (const file of scan.writes) out.push(write(`${name} w`, lit(file)))
+        // `r` and `R` read a file into the output: a read of that file (`1r.git/config`)
+        for (const file of scan.reads) out.push(read(`${name} r`, lit(file)))
       }
     }
   }
@@ -499,6 +531,7 @@ function sedBackups(name: string, file: ShellWord, suffix: ShellWord): CommandEf
 
 interface SedScan {
   writes: string[]
+  reads: string[]
   runs: boolean
 }
 
@@ -513,7 +546,11 @@ function scanSedBoth(script: string): SedScan | undefined {
   const plain = scanSed(script, false)
   if (aware === undefined) return plain
   if (plain === undefined) return aware
-  return { writes: [...aware.writes, ...plain.writes], runs: aware.runs || plain.runs }
+  return {
+    writes: [...aware.writes, ...plain.writes],
+    reads: [...aware.reads, ...plain.reads],
+    runs: aware.runs || plain.runs
+  }
 }
 
 const SED_SIMPLE = new Set(['=', 'd', 'D', 'g', 'G', 'h', 'H', 'n', 'N', 'p', 'P', 'x', 'z', 'F'])
@@ -523,6 +560,7 @@ const SED_S_FLAGS = new Set(['g', 'p', 'i', 'I', 'm', 'M', 'e', ' ', '\t'])
 /** Reads a sed script as GNU sed does, collecting the files it writes and whether it runs code. */
 function scanSed(s: string, brackets: boolean): SedScan | undefined {
   const writes: string[] = []
+  const reads: string[] = []
   let runs = false
   const n = s.length
   let i = 0
@@ -670,7 +708,10 @@ function scanSed(s: string, brackets: boolean): SedScan | undefined {
       // the text runs to the end of the line; `\` at the end continues it
       while (i < n && s[i] !== '\n') i += s[i] === '\\' ? 2 : 1
     } else if (c === 'r' || c === 'R') {
-      restOfLine()
+      blanks()
+      const file = restOfLine()
+      // GNU sed reads standard input for `r /dev/stdin`; an empty name reads nothing
+      if (file !== '') reads.push(file)
     } else if (c === 'w' || c === 'W') {
       blanks()
       const file = restOfLine()
@@ -715,7 +756,7 @@ function scanSed(s: string, brackets: boolean): SedScan | undefined {
       else if (next !== '}' && next !== '#') return undefined
     }
   }
-  return depth === 0 ? { writes, runs } : undefined
+  return depth === 0 ? { writes, reads, runs } : undefined
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -2554,12 +2595,13 @@ function destinationWrites(
   const dirs = targetDirs.length > 0 ? targetDirs : []
   const backup = has(parsed, 'backup', 'suffix')
   const suffix = values(parsed, 'suffix').at(-1)?.text ?? '~'
-  const targets: Array<[ShellWord, boolean]> = []
+  const targets: Array<[ShellWord, boolean, ShellWord[]?]> = []
   if (dirs.length === 0 && dest !== undefined) {
     const surelyDirectory =
       dest.literal && (dest.text === '.' || dest.text === '..' || dest.text.endsWith('/'))
     // a directory the sources land in is not itself written (`cp a src/`)
-    if (!surelyDirectory || has(parsed, 'no-target-directory')) targets.push([dest, subtree])
+    if (!surelyDirectory || has(parsed, 'no-target-directory'))
+      targets.push([dest, subtree, sources])
     if (!has(parsed, 'no-target-directory')) dirs.push(dest)
   }
   for (const dir of dirs) {
@@ -2572,11 +2614,16 @@ function destinationWrites(
         ? source.text.replace(LEADING_SLASHES, '')
         : baseName(source.text)
       if (name === '' || name === '.' || name === '..' || name === '/') targets.push([dir, true])
-      else targets.push([joinPath(dir, name), subtree])
+      else targets.push([joinPath(dir, name), subtree, [source]])
     }
   }
-  for (const [target, recursive] of targets) {
-    out.push(fileWrite(label, target, recursive))
+  for (const [target, recursive, from] of targets) {
+    const effect = fileWrite(label, target, recursive)
+    out.push(
+      from !== undefined && effect.kind === 'write' && effect.target === target
+        ? { ...effect, from }
+        : effect
+    )
     if (backup && target.literal && !recursive) {
       out.push(write(`${label} backup`, lit(target.text + suffix, target.tilde)))
     }
@@ -2603,7 +2650,9 @@ function copyEffects(words: readonly ShellWord[], name: string): CommandEffect[]
     sources = operands
     dest = lit('.')
   }
-  if (moves) for (const source of sources) out.push(fileWrite(`${name} (source)`, source, true))
+  if (moves) {
+    for (const source of sources) out.push(removal(fileWrite(`${name} (source)`, source, true)))
+  }
   out.push(...destinationWrites(name, parsed, recursive, sources, dest))
   return out
 }
@@ -2810,7 +2859,8 @@ function targetsEffects(words: readonly ShellWord[], name: string): CommandEffec
   const skip =
     spec.unlessOption !== undefined && has(parsed, ...spec.unlessOption) ? 0 : (spec.skip ?? 0)
   for (const target of parsed.operands.slice(skip)) {
-    out.push(fileWrite(name, target, recursive))
+    const effect = fileWrite(name, target, recursive)
+    out.push(name === 'rm' ? removal(effect) : effect)
     if (name === 'rmdir' && has(parsed, 'p', 'parents') && target.literal) {
       // rmdir -p a/b/c also removes a/b and a
       let parent = target.text.replace(TRAILING_SLASHES, '')
@@ -3496,6 +3546,45 @@ const NPM_INSTALLS = new Set([
   'update'
 ])
 
+/** npm options that always take the next word as their value (strings and paths). */
+const NPM_STRING_OPTIONS = new Set([
+  'prefix',
+  'tag',
+  'registry',
+  'cache',
+  'userconfig',
+  'globalconfig',
+  'workspace',
+  'loglevel',
+  'logs-dir',
+  'otp',
+  'message',
+  'omit',
+  'include',
+  'install-strategy',
+  'before',
+  'location',
+  'proxy',
+  'https-proxy',
+  'cafile',
+  'ca',
+  'script-shell',
+  'node-options',
+  'shell',
+  'editor',
+  'preid',
+  'save-prefix',
+  'pack-destination',
+  'scope',
+  'noproxy',
+  'local-address',
+  'cert',
+  'key'
+])
+
+/** npm commands whose operands are package specs it fetches. */
+const NPM_FETCHES = new Set(['install', 'install-test', 'install-ci-test', 'update', 'exec', 'add'])
+
 /** npm options naming a directory every command may write to (logs, the cache). */
 const NPM_WRITE_DIRECTORIES = new Set(['logs-dir', 'cache'])
 
@@ -3589,6 +3678,8 @@ function npmCliEffects(words: readonly ShellWord[]): CommandEffect[] {
     }
     if (option.key === 'global' && !option.negated && value?.text !== 'false') global = true
     if (option.key === 'location' && value?.text === 'global') global = true
+    const connects = connectionOption(name, option.key, value, option.negated)
+    if (connects !== undefined) out.push(connects)
     if (value === undefined) continue
     if (option.key === 'prefix' && !isWorkingDirectory(value)) directories.push(value)
     if (option.key === 'registry' || /^@[^:]+:registry$/.test(option.key)) {
@@ -3615,6 +3706,23 @@ function npmCliEffects(words: readonly ShellWord[]): CommandEffect[] {
     }
     if (command === 'link') {
       out.push(writesUnknown("npm link links packages through npm's global prefix"))
+    }
+  }
+  // what an install fetches: a tarball URL, a git repository, a GitHub shorthand
+  const optionValues = new Set(
+    argv.options.flatMap((o) =>
+      o.value !== undefined && (NPM_STRING_OPTIONS.has(o.key) || o.key.endsWith(':registry'))
+        ? [o.value]
+        : []
+    )
+  )
+  for (const { index, command } of commands) {
+    if (!NPM_FETCHES.has(command)) continue
+    for (const o of argv.operands) {
+      // a word npm may read as an option's value (`--prefix src/app`) is judged as that
+      const spec = o.index > index && !optionValues.has(o.word)
+      const effect = spec ? specEffect(`npm ${command}`, o.word) : undefined
+      if (effect !== undefined) out.push(effect)
     }
   }
   if (is(...NPM_INSTALLS)) out.push(...installEffects('npm --prefix', directories, global))
@@ -3741,6 +3849,9 @@ function npmEffects(words: readonly ShellWord[], name: string): CommandEffect[] 
       }
       if (exec && t === '-c' && name !== 'yarn')
         out.push(runsCode(`${name} -c runs a shell command`))
+      const negated = key.startsWith('no-')
+      const connects = connectionOption(name, negated ? key.slice(3) : key, value, negated)
+      if (connects !== undefined) out.push(connects)
       if (t.startsWith('--')) {
         if (key === 'global' && attached !== 'false') global = true
       } else if (/^-[A-Za-z]*g/.test(t)) {
@@ -3785,7 +3896,392 @@ function npmEffects(words: readonly ShellWord[], name: string): CommandEffect[] 
       yarnGlobal)
   if (yarnGlobal) global = true
   if (installs) out.push(...installEffects(`${name} --dir`, directories, global))
+  // what an install or a dlx fetches: a tarball URL, a git repository, a GitHub shorthand
+  const first = candidates[0]
+  if (!npx && first !== undefined) {
+    for (const w of words.slice(first + 1)) {
+      const effect = w.literal && !w.text.startsWith('-') ? specEffect(name, w) : undefined
+      if (effect !== undefined) out.push(effect)
+    }
+  } else if (npx) {
+    for (const w of words.slice(1)) {
+      if (!w.literal) break
+      if (w.text.startsWith('-')) continue
+      const effect = specEffect(name, w)
+      if (effect !== undefined) out.push(effect)
+      break
+    }
+  }
   return out
+}
+
+// ---------------------------------------------------------------------------------------------
+// zip, gzip and the other compressors
+
+/** zip options that take a value as the next word (or attached). */
+const ZIP_VALUE = new Set(['-b', '-n', '-t', '-tt', '-O', '-P', '-Z', '-s', '-sp', '-sb', '-TT'])
+
+/**
+ * zip: `-TT cmd` / `--unzip-command cmd` runs a command to test the archive, `-m` deletes the
+ * files it archives, `-O` writes another archive; the archive itself is written.
+ */
+function zipEffects(words: readonly ShellWord[], name: string): CommandEffect[] {
+  const out: CommandEffect[] = []
+  let archive: ShellWord | undefined
+  const inputs: ShellWord[] = []
+  let moves = false
+  let options = true
+  for (let i = 1; i < words.length; i++) {
+    const w = words[i] as ShellWord
+    const t = w.literal ? w.text : w.prefix
+    if (options && t === '--') {
+      options = false
+      continue
+    }
+    if (options && (t.startsWith('-') || (!w.literal && t === ''))) {
+      if (!w.literal) {
+        out.push(dynamicArgument(name, w, 'an option that runs a command (-TT)'))
+        continue
+      }
+      if (/^--unz/.test(t) || /^-[A-Za-z]*TT/.test(t)) {
+        out.push(runsCode(`${name} ${t} runs a command to test the archive`))
+      }
+      if ((/^-[A-Za-z]*m/.test(t) && !t.startsWith('--')) || /^--mo/.test(t)) moves = true
+      if (/^-[A-Za-z]*O$/.test(t) || /^--output-file$/.test(t)) {
+        const value = words[i + 1]
+        if (value !== undefined) out.push(fileWrite(`${name} -O`, value))
+      }
+      if (
+        ZIP_VALUE.has(t) ||
+        /^-[A-Za-z]*O$/.test(t) ||
+        /^--(?:output-file|unzip-command|temp-path|suffixes|password)$/.test(t)
+      )
+        i++
+      continue
+    }
+    if (archive === undefined) archive = w
+    else inputs.push(w)
+  }
+  if (archive !== undefined) out.push(fileWrite(name, archive))
+  if (moves) for (const input of inputs) out.push(fileWrite(`${name} -m`, input, true))
+  return out
+}
+
+/** Compressors: without `-c` / `-t` / `-l` they replace each file with its (de)compressed one. */
+const COMPRESSOR_SUFFIX: Readonly<Record<string, string>> = {
+  gzip: '.gz',
+  gunzip: '.gz',
+  pigz: '.gz',
+  unpigz: '.gz',
+  bzip2: '.bz2',
+  bunzip2: '.bz2',
+  xz: '.xz',
+  unxz: '.xz',
+  lzma: '.lzma',
+  unlzma: '.lzma',
+  zstd: '.zst',
+  unzstd: '.zst',
+  lz4: '.lz4',
+  compress: '.Z',
+  uncompress: '.Z'
+}
+
+/** Short options of the compressors that take the next word as their value. */
+const COMPRESSOR_VALUE = /^-[A-Za-z0-9]*[SoTbpM]$/
+
+function compressorEffects(words: readonly ShellWord[], name: string): CommandEffect[] {
+  const out: CommandEffect[] = []
+  const suffixes = new Set([
+    COMPRESSOR_SUFFIX[name] ?? '.gz',
+    '.gz',
+    '.tgz',
+    '.z',
+    '.bz2',
+    '.xz',
+    '.zst',
+    '.lz4',
+    '.Z'
+  ])
+  let stdout = false
+  let recursive = false
+  const operands: ShellWord[] = []
+  let options = true
+  for (let i = 1; i < words.length; i++) {
+    const w = words[i] as ShellWord
+    const t = w.literal ? w.text : w.prefix
+    if (options && t === '--') {
+      options = false
+      continue
+    }
+    if (options && t.startsWith('-') && t !== '-') {
+      if (!w.literal) {
+        out.push(dynamicArgument(name, w, 'an option naming a file it writes'))
+        continue
+      }
+      if (/^--(?:stdout|to-stdout|test|list)$/.test(t) || /^-[A-Za-z0-9]*[ctl]/.test(t)) {
+        stdout = true
+      }
+      if (/^--rec/.test(t) || /^-[A-Za-z0-9]*r/.test(t)) recursive = true
+      const value = /^--(?:suffix|output)=(.*)$/.exec(t)
+      const next = words[i + 1]
+      if (/^--(?:suffix|output)$/.test(t) || COMPRESSOR_VALUE.test(t)) {
+        if (next !== undefined && /^(?:--output|-[A-Za-z0-9]*o)$/.test(t)) {
+          out.push(fileWrite(`${name} -o`, next))
+        }
+        if (next !== undefined && /^(?:--suffix|-[A-Za-z0-9]*S)$/.test(t) && next.literal) {
+          suffixes.add(next.text)
+        }
+        i++
+      } else if (value !== null) {
+        if (t.startsWith('--output')) out.push(fileWrite(`${name} -o`, lit(value[1] as string)))
+        else suffixes.add(value[1] as string)
+      }
+      continue
+    }
+    operands.push(w)
+  }
+  if (stdout) return out
+  for (const file of operands) {
+    if (file.literal && file.text === '-') continue
+    // the input is replaced (removed), and the output is written beside it
+    out.push(fileWrite(name, file, recursive))
+    if (!file.literal) continue
+    for (const suffix of suffixes) {
+      out.push(fileWrite(name, lit(file.text + suffix, file.tilde)))
+      if (file.text.endsWith(suffix) && file.text.length > suffix.length) {
+        out.push(fileWrite(name, lit(file.text.slice(0, -suffix.length), file.tilde)))
+      }
+    }
+    if (file.text.endsWith('.tgz'))
+      out.push(fileWrite(name, lit(`${file.text.slice(0, -4)}.tar`, file.tilde)))
+  }
+  return out
+}
+
+// ---------------------------------------------------------------------------------------------
+// Package specs and connection options (npm, pnpm, yarn, pip)
+
+/** Where an npm package spec fetches from, when it is not the registry (a URL to check). */
+function npmSpecUrl(spec: string): string | undefined {
+  let t = spec
+  // `name@<spec>` and `@scope/name@<spec>`: the part after the name
+  const at = t.indexOf('@', t.startsWith('@') ? 1 : 0)
+  const named = at > 0 && /^(?:@[^/@:]+\/)?[^/@:]+$/.test(t.slice(0, at))
+  if (named && /[:/]/.test(t.slice(at + 1))) t = t.slice(at + 1)
+  const lower = t.toLowerCase()
+  if (lower.startsWith('npm:')) return undefined
+  if (/^[a-z][a-z0-9+.-]*:\/\//.test(lower)) return t.replace(/^git\+(?=https?:)/i, '')
+  const hosted = /^(github|gitlab|bitbucket|gist):(.*)$/i.exec(t)
+  if (hosted !== null) {
+    const host = {
+      github: 'github.com',
+      gitlab: 'gitlab.com',
+      bitbucket: 'bitbucket.org',
+      gist: 'gist.github.com'
+    }[(hosted[1] as string).toLowerCase() as 'github' | 'gitlab' | 'bitbucket' | 'gist']
+    return `https://${host}/${(hosted[2] as string).split('#')[0] ?? ''}`
+  }
+  if (/^[a-z][a-z0-9+.-]*:/i.test(t) && !/^file:/i.test(t)) return t // git@host:x, other schemes
+  // `user/repo` (not a path: no leading `.`, `/`, `~`) is a GitHub repository
+  if (/^[^.@/~\\][^@/:\\]*\/[^/\\]+$/.test(t) && spec === t) {
+    return `https://github.com/${t.split('#')[0] ?? ''}`
+  }
+  return undefined
+}
+
+/** A package spec that fetches from somewhere: a URL effect (the url rules decide). */
+function specEffect(program: string, spec: ShellWord): CommandEffect | undefined {
+  if (!spec.literal) return undefined // npmDynamicWord and the like judge words known later
+  const u = npmSpecUrl(spec.text)
+  if (u === undefined) return undefined
+  return urlEffect(`${program} ${spec.text}`, lit(u), [])
+}
+
+/**
+ * npm / pnpm / yarn configuration that connects or weakens TLS: a proxy must pass the url rules,
+ * a replaced CA or `strict-ssl false` lets anyone on the path answer for any host.
+ */
+function connectionOption(
+  program: string,
+  key: string,
+  value: ShellWord | undefined,
+  negated: boolean
+): CommandEffect | undefined {
+  if (key === 'proxy' || key === 'https-proxy' || key === 'http-proxy') {
+    if (negated || value === undefined) return undefined
+    if (value.literal && (value.text === '' || value.text === 'null' || value.text === 'false'))
+      return undefined
+    return urlEffect(`${program} --${key}`, value, [])
+  }
+  if (key === 'strict-ssl') {
+    const off =
+      negated ||
+      (value !== undefined && (!value.literal || /^(?:false|0|no|off)?$/i.test(value.text)))
+    return off
+      ? network(`${program} --strict-ssl=false accepts any certificate for every host`)
+      : undefined
+  }
+  if (key === 'cafile' || key === 'ca') {
+    return network(
+      `${program} --${key} replaces the certificates it trusts, so any host can be impersonated`
+    )
+  }
+  return undefined
+}
+
+/** pip's options whose value is a URL it fetches from. */
+const PIP_URL_OPTIONS = ['index-url', 'extra-index-url', 'find-links', 'proxy']
+/** pip's options that weaken TLS. */
+const PIP_TLS_OPTIONS = ['trusted-host', 'cert']
+/** pip's options that take the next word as a value (those with an effect are above). */
+const PIP_VALUE_OPTIONS = [
+  'requirement',
+  'constraint',
+  'editable',
+  'target',
+  'platform',
+  'python-version',
+  'implementation',
+  'abi',
+  'root',
+  'prefix',
+  'src',
+  'upgrade-strategy',
+  'install-option',
+  'global-option',
+  'no-binary',
+  'only-binary',
+  'progress-bar',
+  'log',
+  'log-file',
+  'timeout',
+  'exists-action',
+  'client-cert',
+  'cache-dir',
+  'retries',
+  'config-settings',
+  'python',
+  'report',
+  'dest',
+  'path',
+  'format',
+  'exclude',
+  'root-user-action',
+  'keyring-provider',
+  'use-feature',
+  'use-deprecated',
+  'group'
+]
+const PIP_SHORT_VALUE: Readonly<Record<string, string>> = {
+  i: 'index-url',
+  f: 'find-links',
+  r: 'requirement',
+  c: 'constraint',
+  e: 'editable',
+  t: 'target',
+  d: 'dest',
+  C: 'config-settings'
+}
+
+/** pip's long options without a value (an exact name is never read as a prefix of another). */
+const PIP_FLAGS = [
+  'pre',
+  'user',
+  'upgrade',
+  'no-deps',
+  'no-index',
+  'force-reinstall',
+  'ignore-installed',
+  'quiet',
+  'verbose',
+  'no-cache-dir',
+  'isolated',
+  'require-hashes',
+  'dry-run',
+  'break-system-packages',
+  'no-build-isolation',
+  'no-clean',
+  'compile',
+  'no-compile',
+  'prefer-binary',
+  'no-input',
+  'no-color',
+  'disable-pip-version-check',
+  'help',
+  'version'
+]
+
+/** The long options of pip (optparse takes unambiguous prefixes) a written name can stand for. */
+function pipLong(written: string): string[] {
+  if (PIP_FLAGS.includes(written)) return []
+  const all = [...PIP_URL_OPTIONS, ...PIP_TLS_OPTIONS, ...PIP_VALUE_OPTIONS]
+  if (all.includes(written)) return [written]
+  return all.filter((o) => o.startsWith(written))
+}
+
+/**
+ * pip (and `python -m pip`): URL and VCS requirements, index, find-links and proxy URLs (the
+ * url rules decide), options that trust a host or certificate (denied). Every word that is not
+ * an option is read as a requirement, option values included, so that a value misread cannot
+ * hide a URL.
+ */
+function pipEffects(words: readonly ShellWord[], name: string): CommandEffect[] {
+  const out: CommandEffect[] = []
+  for (let i = 1; i < words.length; i++) {
+    const w = words[i] as ShellWord
+    if (!w.literal) {
+      if (w.prefix === '' || w.prefix.startsWith('-')) {
+        out.push(dynamicArgument(name, w, 'an index URL, a proxy or a package URL'))
+      } else if (/[:@]/.test(w.prefix)) {
+        out.push(urlEffect(name, w, []))
+      }
+      continue
+    }
+    const t = w.text
+    let names: string[] = []
+    let value: ShellWord | undefined
+    if (t.startsWith('--')) {
+      const eq = t.indexOf('=')
+      names = pipLong(eq < 0 ? t.slice(2) : t.slice(2, eq))
+      value = eq >= 0 ? lit(t.slice(eq + 1)) : words[i + 1]
+    } else if (t.startsWith('-') && t.length > 1) {
+      for (let j = 1; j < t.length; j++) {
+        const long = PIP_SHORT_VALUE[t[j] as string]
+        if (long === undefined) continue
+        names = [long]
+        value = j + 1 < t.length ? lit(t.slice(j + 1)) : words[i + 1]
+        break
+      }
+    } else {
+      // a requirement: a URL, a VCS URL, or `name @ url`
+      const url = /^[A-Za-z0-9._-]+(?:\[[^\]]*\])?\s*@\s*(.+)$/.exec(t)?.[1] ?? t
+      if (/^(?:git|hg|svn|bzr)\+/i.test(url) || /^[a-z][a-z0-9+.-]*:\/\//i.test(url)) {
+        const plain = url.replace(/^(?:git|hg|svn|bzr)\+(?=https?:)/i, '').replace(/@[^/@]*$/, '')
+        out.push(urlEffect(`${name} ${t}`, lit(plain), []))
+      }
+      continue
+    }
+    for (const n of names) {
+      if (PIP_TLS_OPTIONS.includes(n)) {
+        out.push(network(`${name} --${n} trusts a host or certificate it would otherwise refuse`))
+      } else if (PIP_URL_OPTIONS.includes(n) && value !== undefined) {
+        // --find-links may be a local directory
+        if (n === 'find-links' && value.literal && !value.text.includes(':')) continue
+        out.push(urlEffect(`${name} --${n}`, value, []))
+      }
+    }
+  }
+  return out
+}
+
+/** `python -m pip …` is pip. */
+function pythonEffects(words: readonly ShellWord[], name: string): CommandEffect[] {
+  const m = words.findIndex((w, i) => i > 0 && w.literal && w.text === '-m')
+  const module = words[m + 1]
+  if (m > 0 && module !== undefined && module.literal && /^pip3?$/.test(module.text)) {
+    return pipEffects(words.slice(m + 1), `${name} -m pip`)
+  }
+  return []
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -3836,5 +4332,11 @@ const HANDLERS = new Map<string, Handler>([
   ['npm', npmEffects],
   ['npx', npmEffects],
   ['pnpm', npmEffects],
-  ['yarn', npmEffects]
+  ['yarn', npmEffects],
+  ['zip', zipEffects],
+  ...Object.keys(COMPRESSOR_SUFFIX).map((c): [string, Handler] => [c, compressorEffects]),
+  ['pip', pipEffects],
+  ['pip3', pipEffects],
+  ['python', pythonEffects],
+  ['python3', pythonEffects]
 ])

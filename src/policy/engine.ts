@@ -8,7 +8,7 @@
  * request, else one ask asks a person about it. An ask rule never turns a built-in check's
  * denial into an ask: a person cannot approve what the engine refuses by itself.
  */
-import { lstatSync, type Stats } from 'node:fs'
+import { lstatSync, readdirSync, type Dirent, type Stats } from 'node:fs'
 import os from 'node:os'
 import picomatch from 'picomatch'
 import path from 'node:path'
@@ -493,12 +493,47 @@ export class PolicyEngine implements Policy {
     return this.finish(kind, requested, this.pathVerdicts(matcher, requested, this.lexicalRoot))
   }
 
+  /**
+   * The paths (relative to the written path) a recursive write puts or removes below it, where
+   * they can be known: what is there now for a removal, the source trees for a copy; undefined
+   * when anything may land there (an archive, a source only known at run time, a huge tree).
+   */
+  private treeBelow(tree: TreeSource, target: string, base: string): string[] | undefined {
+    if (tree.removes === true) {
+      const dir = path.resolve(base, target)
+      const stat = statOf(dir)
+      return stat === undefined ? [] : stat.isDirectory() ? walkTree(dir) : []
+    }
+    if (tree.from === undefined) return undefined
+    const out: string[] = []
+    for (const source of tree.from) {
+      const expanded = source.literal ? expandTilde(source.text, source.tilde) : undefined
+      if (expanded === undefined) return undefined
+      let real: string
+      try {
+        real = this.physical(path.resolve(base, expanded))
+      } catch {
+        return undefined
+      }
+      // cp follows a symlink given as a source (-L, -H, a plain copy): judge its target's tree.
+      // A source that is not there yet is what an earlier command of the request makes, and
+      // those writes are judged on their own.
+      const stat = statOf(real)
+      if (stat === undefined || !stat.isDirectory()) continue
+      const entries = walkTree(real)
+      if (entries === undefined) return undefined
+      out.push(...entries)
+    }
+    return out
+  }
+
   /** Decides one path against the `write` or `read` rules; relative paths resolve against `base`. */
   private pathVerdicts(
     matcher: 'write' | 'read',
     requested: string,
     base: string,
-    subtree = false
+    subtree = false,
+    entries?: string[]
   ): Verdicts {
     let lexical: string
     let real: string[]
@@ -514,6 +549,22 @@ export class PolicyEngine implements Policy {
     if (offLimits !== undefined) return offLimits
     // a recursive write (`git checkout -- f`, `rm -r f`) of an existing file is that file alone
     if (subtree && real.every((r) => isExistingFile(r))) subtree = false
+    // where what lands below is known (`rm -r build`, `cp -r src x`), deny rules see those paths
+    const known =
+      subtree && entries !== undefined
+        ? [lexicalPath, ...realPaths].flatMap((p) => [
+            p,
+            ...entries.map((rel) => ({
+              absolute: `${p.absolute}/${rel}`,
+              relative:
+                p.relative === undefined
+                  ? undefined
+                  : p.relative === '.'
+                    ? rel
+                    : `${p.relative}/${rel}`
+            }))
+          ])
+        : undefined
     // A read of a directory may read its whole tree (the CLI's grep and glob tools ask for their
     // search root): a deny glob anywhere below it denies the read.
     const readsTree = matcher === 'read' && realPaths.some((r) => isDirectory(r.absolute))
@@ -526,6 +577,11 @@ export class PolicyEngine implements Policy {
         // (`secrets` for `secrets/**`) is a read of that tree
         if (reading === 'gate') {
           const globs = rule.gatePaths ?? rule.paths
+          if (known !== undefined) {
+            return globs.some((g) =>
+              known.some((p) => pathGlobMatchesSubject(g, p) || pathGlobMatchesTreeRoot(g, p))
+            )
+          }
           const hits =
             subtree || readsTree
               ? pathGlobMayMatchUnder
@@ -676,6 +732,10 @@ export class PolicyEngine implements Policy {
     if (sensitive !== undefined) {
       segments.push({ text: subject, decision: 'deny', rule: 'sensitive-path', reason: sensitive })
     }
+    const built = this.builtPaths(analysis.items, bases)
+    if (built !== undefined) {
+      segments.push({ text: subject, decision: 'deny', rule: 'dynamic-path', reason: built })
+    }
     const linker = linkMaker(analysis.items)
     if (
       linker !== undefined &&
@@ -765,7 +825,7 @@ export class PolicyEngine implements Policy {
       case 'write':
         return segment(
           oneLine(item.text),
-          this.targetVerdicts('write', item.target, bases, item.subtree === true)
+          this.targetVerdicts('write', item.target, bases, item.subtree === true, item)
         )
       case 'read':
         return segment(oneLine(item.text), this.inputVerdicts(item.target, bases))
@@ -933,16 +993,87 @@ export class PolicyEngine implements Policy {
       const recursive =
         reader === true ||
         (reader !== undefined && words.some((w) => w.literal && reader.test(w.text)))
+      // a program that reads (or renames) the files of a tree: given the repository's .git
+      // directory, it reads the token in .git/config
+      const contents = readsTreeContents(words)
       for (let i = 1; i < words.length; i++) {
         const word = words[i] as ShellWord
+        const operand = !word.text.startsWith('-')
         const reason =
           this.sensitiveWord(word, bases, home) ??
           (DIRECTORY_OPTION.test(words[i - 1]?.text ?? '') ||
           ATTACHED_DIRECTORY.test(word.text) ||
-          (recursive && !word.text.startsWith('-'))
+          (recursive && operand)
             ? this.sensitiveDirectoryWord(word, bases, home)
-            : undefined)
+            : undefined) ??
+          (contents && operand ? this.gitDirectoryWord(word, bases) : undefined)
         if (reason !== undefined) return `${word.text}: ${reason}`
+      }
+    }
+    return undefined
+  }
+
+  /**
+   * Why a tree a program reads the files of (`grep -r x .git`, `tar c .git`, `cp -r .git x`)
+   * holds the repository's git configuration, or undefined: the word names a `.git` directory
+   * or a path inside one, as written or through symlinks, or is a pattern that can match one.
+   * The working directory itself (`grep -r x .`) is left to the checkout: keep the token out of
+   * it (`persist-credentials: false`).
+   */
+  private gitDirectoryWord(word: ShellWord, bases: string[]): string | undefined {
+    const reason = "a tree that holds the repository's git configuration, which can hold a token"
+    if (!word.literal) {
+      if (/[$`]/.test(word.text)) return undefined // judged by sensitiveDirectoryWord
+      let re: RegExp
+      try {
+        re = picomatch.makeRe(word.text.replace(/^\.\//, ''), { dot: true, nocase: true })
+      } catch {
+        return reason
+      }
+      return ['.git', '.git/x', 'x/.git'].some((p) => re.test(p)) ? reason : undefined
+    }
+    const expanded = expandTilde(word.text, word.tilde)
+    if (expanded === undefined) return undefined
+    for (const candidate of this.pathCandidates(expanded, bases)) {
+      const inside =
+        subjectPath(candidate, this.realRoot).relative ??
+        subjectPath(candidate, this.lexicalRoot).relative
+      if (inside !== undefined && GIT_DIRECTORY.test(inside)) return reason
+    }
+    return undefined
+  }
+
+  /**
+   * Why a file a program reads is built when the command runs (`cat $(echo ~)/.ssh/id_rsa`,
+   * `head "$(printf .gi)t/config"`, `cat ${HOME%/}/.ssh/x`), or undefined. An expansion or a
+   * command substitution may hold `/` and `..`, so no literal part around it rules out a secret:
+   * only numbers (`$?`, `$$`, `$((…))`) and HOME are known. Globs are judged by the files they
+   * can match (sensitiveWord); words in a program's pattern or script position are not paths.
+   */
+  private builtPaths(items: ShellItem[], bases: string[] | undefined): string | undefined {
+    const home = os.homedir()
+    for (const item of items) {
+      if (item.type !== 'command') continue
+      for (const word of pathOperands(item.command.words)) {
+        if (word.literal || !/[$`]/.test(word.text)) continue
+        // a process substitution is a pipe (/dev/fd/N): what runs in it is judged on its own
+        if (/^[<>]\([\s\S]*\)$/.test(word.text)) continue
+        const known = word.text
+          .replace(NUMERIC_EXPANSION, '1')
+          .replace(/\$\{HOME\}|\$HOME(?![A-Za-z0-9_])/g, home)
+        for (const value of loopSubstitutions(known, item.command.loops ?? {})) {
+          if (/[$`]/.test(value) || /\\/.test(value)) {
+            return `${word.text}: a file name built when the command runs could name a secret (.git/config, /proc/<pid>/environ, HOME's credentials): name the file`
+          }
+          const glob = /[*?[]/.test(value)
+          const prefix = glob ? value.slice(0, value.search(/[*?[]/)) : value
+          const reason = this.sensitiveWord(
+            { text: value, literal: !glob, prefix, tilde: false },
+            bases ?? [this.lexicalRoot],
+            home
+          )
+          if (reason !== undefined) return `${word.text}: ${reason}`
+        }
       }
     }
     return undefined
@@ -1079,7 +1210,8 @@ export class PolicyEngine implements Policy {
     matcher: 'write' | 'read',
     target: ShellWord,
     bases: string[] | undefined,
-    subtree = false
+    subtree = false,
+    tree: TreeSource = {}
   ): Verdicts {
     if (!target.literal) {
       return {
@@ -1111,7 +1243,7 @@ export class PolicyEngine implements Policy {
       }
     }
     const results = (path.isAbsolute(expanded) ? [this.lexicalRoot] : (bases ?? [])).map((b) =>
-      this.pathVerdicts(matcher, expanded, b, subtree)
+      this.pathVerdicts(matcher, expanded, b, subtree, this.treeBelow(tree, expanded, b))
     )
     // from each directory the command's `cd`s may leave it in; a policy rule's denial first
     return (
@@ -1165,6 +1297,40 @@ function mayNameGitConfig(pattern: string, bases: string[]): boolean {
   )
 }
 
+/** What a recursive write knows of the tree below its target (a ShellItem's write fields). */
+interface TreeSource {
+  removes?: boolean
+  from?: ShellWord[]
+}
+
+/** Entries below a directory the engine looks at before it gives up (then: anything may be). */
+const MAX_TREE_ENTRIES = 100000
+
+/**
+ * The paths below an existing directory, relative to it, without following symlinks (`rm -r`
+ * and `cp -r` do not descend through them); undefined when there are too many.
+ */
+function walkTree(dir: string): string[] | undefined {
+  const out: string[] = []
+  const pending: string[] = ['']
+  while (pending.length > 0) {
+    const rel = pending.pop() as string
+    let entries: Dirent[]
+    try {
+      entries = readdirSync(rel === '' ? dir : `${dir}/${rel}`, { withFileTypes: true })
+    } catch {
+      continue
+    }
+    for (const entry of entries) {
+      const child = rel === '' ? entry.name : `${rel}/${entry.name}`
+      out.push(child)
+      if (out.length > MAX_TREE_ENTRIES) return undefined
+      if (entry.isDirectory()) pending.push(child)
+    }
+  }
+  return out
+}
+
 /** Whether `p` is an existing directory (not a symlink to one: `p` is physical). */
 function isDirectory(p: string): boolean {
   return statOf(p)?.isDirectory() === true
@@ -1203,6 +1369,189 @@ const RECURSIVE_READERS: Record<string, RegExp | true> = {
   cp: /^-[A-Za-z]*[rRa]|^--(?:recursive|archive)/,
   rsync: true,
   find: true
+}
+
+/** A `.git` directory or a path inside one (relative to the working directory). */
+const GIT_DIRECTORY = /(?:^|\/)\.git(?:\/|$)/i
+
+/**
+ * Programs that read the files of a tree given as an operand (listing names, as `ls -R`, `du`
+ * and `tree` do, reads no secret), and those that give it another name (`mv .git x`, `ln -s`).
+ */
+const TREE_CONTENT_READERS: Record<string, RegExp | true> = {
+  grep: GREP_RECURSIVE,
+  egrep: GREP_RECURSIVE,
+  fgrep: GREP_RECURSIVE,
+  zgrep: GREP_RECURSIVE,
+  rg: true,
+  ag: true,
+  ack: true,
+  diff: /^-[A-Za-z]*r|^--recursive/,
+  git: /^--no-index$/,
+  tar: /^-?[A-Za-z]*[cru]|^--(?:create|append|update)/,
+  bsdtar: /^-?[A-Za-z]*[cru]|^--(?:create|append|update)/,
+  zip: true,
+  '7z': true,
+  cp: true,
+  rsync: true,
+  scp: true,
+  mv: true,
+  ln: true,
+  cpio: true,
+  find: /^-(?:exec|execdir|ok|okdir|fprint|fprint0|fprintf|fls)$/
+}
+
+/** Expansions whose value is a number: `$?`, `$#`, `$$`, `$!`, `${#x}`, `$((…))`, `$PPID`, … */
+const NUMERIC_EXPANSION =
+  /\$(?:[?#$!]|\{#[A-Za-z_][A-Za-z0-9_]*\}|\(\([^()`$]*\)\)|\{?(?:PPID|BASHPID|RANDOM|SRANDOM|LINENO|SECONDS|UID|EUID)\}?(?![A-Za-z0-9_]))/g
+
+/**
+ * Programs that read the files their operands name, with the options whose value is not a
+ * file (`head -n N`), and whether their first operand is a pattern or script (`grep PATTERN`)
+ * unless an option gives it (`-e`, `-f`).
+ */
+interface Reader {
+  values?: RegExp
+  pattern?: RegExp
+}
+const GREP_VALUES =
+  /^(?:-[A-Za-z]*[emABCD]|--(?:regexp|max-count|after-context|before-context|context|label|color|colour|include|exclude|exclude-dir|binary-files|devices|directories|group-separator))$/
+const GREP_PATTERN = /^(?:-[A-Za-z]*[ef]|--(?:regexp|file)(?:=|$))/
+const PATH_READERS: Record<string, Reader> = {
+  cat: {},
+  tac: {},
+  nl: { values: /^-[A-Za-z]*[bdfhilnsvw]$/ },
+  head: { values: /^(?:-[A-Za-z]*[nc]|--(?:lines|bytes))$/ },
+  tail: {
+    values: /^(?:-[A-Za-z]*[ncs]|--(?:lines|bytes|pid|sleep-interval|max-unchanged-stats))$/
+  },
+  less: {},
+  more: {},
+  wc: {},
+  od: { values: /^-[A-Za-z]*[AjNSstw]$/ },
+  xxd: { values: /^-[A-Za-z]*[cgloOs]$/ },
+  hexdump: { values: /^-[A-Za-z]*[enos]$/ },
+  strings: { values: /^-[A-Za-z]*[ntTe]$/ },
+  base64: { values: /^-[A-Za-z]*w$/ },
+  base32: { values: /^-[A-Za-z]*w$/ },
+  md5sum: {},
+  sha1sum: {},
+  sha256sum: {},
+  sha512sum: {},
+  cksum: {},
+  b2sum: {},
+  sort: {
+    values: /^(?:-[A-Za-z]*[ktST]|--(?:key|field-separator|buffer-size|temporary-directory))$/
+  },
+  uniq: { values: /^-[A-Za-z]*[fsw]$/ },
+  cut: {
+    values: /^(?:-[A-Za-z]*[dfcb]|--(?:delimiter|fields|characters|bytes|output-delimiter))$/
+  },
+  paste: { values: /^-[A-Za-z]*d$/ },
+  join: { values: /^-[A-Za-z]*[12jteo]$/ },
+  comm: {},
+  diff: {
+    values: /^(?:-[A-Za-z]*[UCxXIL]|--(?:unified|context|exclude|label|ignore-matching-lines))$/
+  },
+  cmp: { values: /^-[A-Za-z]*[in]$/ },
+  fold: { values: /^-[A-Za-z]*w$/ },
+  fmt: { values: /^-[A-Za-z]*[wgp]$/ },
+  column: { values: /^-[A-Za-z]*[stcoNR]$/ },
+  rev: {},
+  expand: { values: /^-[A-Za-z]*t$/ },
+  iconv: { values: /^-[A-Za-z]*[ft]$/ },
+  file: {},
+  stat: { values: /^-[A-Za-z]*c$/ },
+  cp: { values: /^-[A-Za-z]*[tS]$/ },
+  mv: { values: /^-[A-Za-z]*[tS]$/ },
+  ln: { values: /^-[A-Za-z]*[tS]$/ },
+  tar: { values: /^-[A-Za-z]*[fCTX]$/ },
+  zip: {},
+  source: {},
+  '.': {},
+  dd: {},
+  grep: { values: GREP_VALUES, pattern: GREP_PATTERN },
+  egrep: { values: GREP_VALUES, pattern: GREP_PATTERN },
+  fgrep: { values: GREP_VALUES, pattern: GREP_PATTERN },
+  zgrep: { values: GREP_VALUES, pattern: GREP_PATTERN },
+  rg: {
+    values:
+      /^(?:-[A-Za-z]*[egtTmABCMj]|--(?:regexp|glob|iglob|type|type-not|max-count|context|after-context|before-context|max-columns|threads|max-depth|color|colors))$/,
+    pattern: GREP_PATTERN
+  },
+  sed: {
+    values: /^(?:-[A-Za-z]*[el]|--expression)$/,
+    pattern: /^(?:-[A-Za-z]*[ef]|--(?:expression|file)(?:=|$))/
+  },
+  awk: { values: /^-[A-Za-z]*[vF]$/, pattern: /^(?:-[A-Za-z]*f|--file(?:=|$))/ },
+  gawk: { values: /^-[A-Za-z]*[vF]$/, pattern: /^(?:-[A-Za-z]*f|--file(?:=|$))/ },
+  jq: {
+    values: /^--(?:indent|arg|argjson|slurpfile|rawfile|args|jsonargs)$/,
+    pattern: /^(?:-[A-Za-z]*f|--from-file(?:=|$))/
+  }
+}
+
+/**
+ * The words of a command that name files it reads: its operands and attached option values
+ * (`--file=$F`), less option values that are not files and its pattern or script operand.
+ * jq's --arg takes two words; a value after such an option is skipped.
+ */
+function pathOperands(words: readonly ShellWord[]): ShellWord[] {
+  const program = path.basename(words[0]?.text ?? '')
+  const reader = PATH_READERS[program]
+  if (reader === undefined) return []
+  const out: ShellWord[] = []
+  let patternGiven = words.some((w) => w.literal && reader.pattern?.test(w.text) === true)
+  let options = true
+  for (let i = 1; i < words.length; i++) {
+    const w = words[i] as ShellWord
+    const t = w.literal ? w.text : w.prefix
+    if (options && t === '--') {
+      options = false
+      continue
+    }
+    if (options && t.startsWith('-') && t !== '-') {
+      if (w.literal && reader.values?.test(t) === true) {
+        i += program === 'jq' && /^--(?:arg|argjson|slurpfile|rawfile)$/.test(t) ? 2 : 1
+        if (program === 'jq' && /^--(?:slurpfile|rawfile)$/.test(t)) {
+          const file = words[i]
+          if (file !== undefined) out.push(file)
+        }
+        continue
+      }
+      // an attached value may be a file (`--file=$F`, `-f$F`)
+      if (!w.literal) out.push(w)
+      continue
+    }
+    if (reader.pattern !== undefined && !patternGiven) {
+      patternGiven = true // the first operand is the pattern or the script
+      continue
+    }
+    out.push(w)
+  }
+  return out
+}
+
+/**
+ * A word's text with the variables of the loops around it replaced by each word they iterate
+ * over (`"$f"` in `for f in src/*.ts` is `src/*.ts`); other expansions stay.
+ */
+function loopSubstitutions(text: string, loops: Readonly<Record<string, string[]>>): string[] {
+  let out = [text]
+  for (const [name, values] of Object.entries(loops)) {
+    const re = new RegExp(`\\$\\{${name}\\}|\\$${name}(?![A-Za-z0-9_])`, 'g')
+    if (!re.test(text)) continue
+    out = out.flatMap((t) => values.map((v) => t.replace(re, () => v)))
+    if (out.length > 256) return [text]
+  }
+  return out
+}
+
+/** Whether the command reads the files of the trees its operands name. */
+function readsTreeContents(words: readonly ShellWord[]): boolean {
+  const reader = TREE_CONTENT_READERS[path.basename(words[0]?.text ?? '')]
+  if (reader === undefined) return false
+  return reader === true || words.slice(1).some((w) => w.literal && reader.test(w.text))
 }
 
 /** Options whose value is a directory the program works in: a run in HOME or / reaches secrets. */

@@ -122,6 +122,18 @@ rules:${HIJACK_VARIABLES}
       - "git show"
       - "git show *"
       - "git branch --show-current"
+      - "git branch"
+      - "git branch -a"
+      - "git branch -r"
+      - "git branch -v"
+      - "git branch -vv"
+      - "git branch -av"
+      - "git branch --all"
+      - "git branch --list"
+      - "git branch --list *"
+      - "git branch --contains *"
+      - "git remote"
+      - "git remote -v"
       - "git rev-parse *"
       - "git ls-files"
       - "git ls-files *"
@@ -140,6 +152,10 @@ rules:${HIJACK_VARIABLES}
       - "git --no-pager show"
       - "git --no-pager show *"
       - "git --no-pager branch --show-current"
+      - "git --no-pager branch"
+      - "git --no-pager branch -a"
+      - "git --no-pager branch -r"
+      - "git --no-pager branch -v"
       - "git --no-pager rev-parse *"
       - "git --no-pager ls-files"
       - "git --no-pager ls-files *"
@@ -150,17 +166,10 @@ rules:${HIJACK_VARIABLES}
       - "nl *"
       - "jq *"
       - "sort"
-      - "sort -n"
-      - "sort -r"
-      - "sort -u"
-      - "sort -h"
-      - "sort -rn"
-      - "sort -nr"
-      - "sort -rh"
+      - "sort *"
       - "uniq"
-      - "uniq -c"
-      - "uniq -d"
-      - "uniq -u"
+      - "uniq *"
+      - "awk *"
       - "test -f *"
       - "test -d *"
       - "test -e *"
@@ -207,6 +216,16 @@ tests:
   - { shell: "grep -rn TODO src | sort | uniq -c | sort -rn | head", expect: allow }
   - { shell: "sort -o out.txt in.txt", expect: deny, rule: default }
   - { shell: "uniq in.txt out.txt", expect: deny, rule: default }
+  - { shell: "sort -k2 -t, data.csv && uniq -c words.txt", expect: allow, rule: read-only-shell }
+  - { shell: "sort --compress-program=sh big.txt", expect: deny, rule: runs-code }
+  - { shell: "awk '{print $1}' access.log | sort | uniq -c", expect: allow }
+  - { shell: "awk '{print > \\"out.txt\\"}' in.txt", expect: deny, rule: default }
+  - { shell: "awk 'BEGIN{system(\\"id\\")}'", expect: deny, rule: runs-code }
+  - { shell: "awk '{print | \\"sh\\"}' in.txt", expect: deny, rule: runs-code }
+  - { shell: "git branch -a && git remote -v", expect: allow, rule: read-only-shell }
+  - { shell: "git remote add x https://example.com/x.git", expect: deny, rule: default }
+  - { shell: "git remote set-url origin https://example.com/x.git", expect: deny, rule: default }
+  - { shell: "git branch -D main", expect: deny, rule: default }
   - { shell: "npm run build 2>&1 | tail -30", expect: deny, rule: default }
   - { shell: "test -f package.json && cat package.json", expect: allow }
   - { shell: "test -v 'a[$(id)]'", expect: deny }
@@ -278,6 +297,21 @@ rules:
   - id: edit-workspace
     decision: allow
     write: ["**"]
+  - id: file-management
+    decision: allow
+    shell:
+      - "mkdir *"
+      - "touch *"
+      - "rm *"
+      - "rmdir *"
+      - "cp *"
+      - "mv *"
+      - "git checkout -- *"
+      - "git rm *"
+      - "npm ls"
+      - "npm ls *"
+      - "npm list"
+      - "npm list *"
   - id: project-checks
     decision: allow
     shell:
@@ -382,6 +416,17 @@ tests:
   - { shell: "cd web && npx tsc --noEmit 2>&1 | head -50", expect: allow }
   - { shell: "CI=true npm publish", expect: deny, rule: no-publish }
   - { shell: "CI=true make", expect: deny, rule: default }
+  - { shell: "mkdir -p src/utils && touch src/utils/index.ts", expect: allow, rule: file-management }
+  - { shell: "rm -rf build dist && cp src/a.ts src/b.ts", expect: allow, rule: file-management }
+  - { shell: "mv src/b.ts src/c.ts", expect: allow, rule: file-management }
+  - { shell: "npm ls --depth=0", expect: allow, rule: file-management }
+  - { shell: "rm .github/workflows/ci.yml", expect: deny, rule: protected-files }
+  - { shell: "rm -rf .github", expect: deny, rule: protected-files }
+  - { shell: "mv src/a.ts .git/hooks/pre-commit", expect: deny, rule: protected-files }
+  - { shell: "cp x.sh .husky/pre-push", expect: deny, rule: protected-files }
+  - { shell: "touch web/.npmrc", expect: deny, rule: protected-files }
+  - { shell: "rm -rf /etc/x", expect: deny, rule: outside-workspace }
+  - { shell: "git checkout -- .", expect: deny, rule: protected-files }
   - { write: "/etc/passwd", expect: deny, rule: outside-workspace }
   - { read: "src/index.ts", expect: allow, rule: read-only/read-workspace }
   - { url: "https://example.com/", expect: deny, rule: default }

@@ -7,6 +7,7 @@
  *
  * The CLI's own parse of the command (`commandSegments`, `possiblePaths`, ...) is never used.
  */
+import os from 'node:os'
 import path from 'node:path'
 import type { Node, Parser } from 'web-tree-sitter'
 import { commandEffects, type EffectProblemId } from './commands.js'
@@ -40,6 +41,11 @@ export interface ShellCommand {
   text: string
   /** The wrappers this command was found in, outermost first (`sudo`, `sh -c`, ...). */
   via: string[]
+  /**
+   * The variables of `for NAME in WORDS` loops around the command, when nothing in the request
+   * can set them otherwise: NAME takes each of WORDS (literal paths or plain globs).
+   */
+  loops?: Readonly<Record<string, string[]>>
 }
 
 export type ShellProblemId =
@@ -62,8 +68,19 @@ export type ShellItem =
   /** A statement that only assigns variables (`x=1`): a command the rules must allow. */
   | { type: 'assignment'; text: string; assignments: string[] }
   /** A file the command writes: a redirection target, a `tee` argument, ... */
-  | { type: 'write'; text: string; target: ShellWord; subtree?: boolean }
-  /** A file the shell opens for the command to read: an input redirection (`< f`, `3< f`). */
+  | {
+      type: 'write'
+      text: string
+      target: ShellWord
+      subtree?: boolean
+      /** What lands below a recursive write (CommandEffect): what is there, or these trees. */
+      removes?: boolean
+      from?: ShellWord[]
+    }
+  /**
+   * A file the shell opens for the command to read (an input redirection: `< f`, `3< f`), or one
+   * a program's script or option makes it read (`sed 'r f'`).
+   */
   | { type: 'read'; text: string; target: ShellWord }
   /** A URL the command reaches (`curl https://…`): checked against `url` rules. */
   | { type: 'url'; text: string; target: ShellWord }
@@ -137,6 +154,8 @@ interface Context {
   source: string
   depth: number
   via: string[]
+  /** Variables of the `for` loops around, with the words they iterate over (ShellCommand). */
+  loops?: Readonly<Record<string, string[]>>
 }
 
 class Analyzer {
@@ -311,7 +330,13 @@ class Analyzer {
         const keyword = node.firstChild?.type ?? 'for'
         if (variable !== null)
           this.setsVariable(literalWord(variable.text), `${keyword} ${variable.text} in`)
-        this.walkChildren(node, ctx)
+        const values = variable === null ? undefined : loopValues(node, variable.text, ctx.source)
+        this.walkChildren(
+          node,
+          values === undefined || variable === null
+            ? ctx
+            : { ...ctx, loops: { ...ctx.loops, [variable.text]: values } }
+        )
         return
       }
       case 'test_command':
@@ -708,6 +733,7 @@ class Analyzer {
     const words = allWords.slice(skip)
     const assignments = [...leading, ...allWords.slice(0, skip).map((w) => w.text)]
     const command = makeCommand(words, assignments, ctx.via)
+    if (ctx.loops !== undefined) command.loops = ctx.loops
     const name = words[0] as ShellWord
     if (!name.literal) {
       this.problem(
@@ -725,7 +751,13 @@ class Analyzer {
     this.evaluation(words, assignments, command.text, ctx)
     for (const effect of commandEffects(words)) {
       if (effect.kind === 'problem') this.problem(effect.id, command.text, effect.reason)
-      else if (effect.kind === 'url') {
+      else if (effect.kind === 'read') {
+        this.items.push({
+          type: 'read',
+          text: `${effect.label}: ${effect.target.text}`,
+          target: effect.target
+        })
+      } else if (effect.kind === 'url') {
         this.items.push({
           type: 'url',
           text: `${effect.label}: ${effect.target.text}`,
@@ -736,7 +768,9 @@ class Analyzer {
           type: 'write',
           text: `${effect.label}: ${effect.target.text}`,
           target: effect.target,
-          ...(effect.subtree === true ? { subtree: true } : {})
+          ...(effect.subtree === true ? { subtree: true } : {}),
+          ...(effect.removes === true ? { removes: true } : {}),
+          ...(effect.from !== undefined ? { from: effect.from } : {})
         })
       }
     }
@@ -984,14 +1018,35 @@ class Analyzer {
           else if (eq > 0) this.script(w.text.slice(eq + 1), ctx.depth + 1, [...ctx.via, 'alias'])
         }
         return
-      case 'env':
-        for (let i = 0; i < args.length; i++) {
-          const w = args[i] as ShellWord
-          if (!w.literal) break
-          const unset = /^(?:-u|--unset)(?:=?)(.*)$/.exec(w.text)
-          if (unset === null) continue
-          const value = unset[1] !== '' ? literalWord(unset[1] as string) : args[++i]
-          if (value !== undefined) this.setsVariable(value, 'env -u')
+      case 'env': {
+        const scan = scanOptions(words, ENV_OPTIONS)
+        for (const [option, value] of scan.options) {
+          if (option === 'u' || option === 'unset') {
+            if (value !== undefined) this.setsVariable(value, 'env -u')
+          } else if (option === 'P') {
+            // BSD env -P DIR looks the program up in DIR: PATH for this command
+            this.setsVariable(literalWord('PATH'), 'env -P')
+          }
+        }
+        return
+      }
+      case 'xargs':
+        // xargs --process-slot-var=NAME sets NAME for every command it runs
+        for (const [option, value] of scanOptions(words, XARGS_OPTIONS).options) {
+          if (option === 'process-slot-var') {
+            this.setsVariable(value ?? literalWord(''), 'xargs --process-slot-var')
+          }
+        }
+        return
+      case 'make':
+      case 'gmake':
+        // `make NAME=value` sets NAME for the recipes (make exports command-line variables)
+        for (const w of args) {
+          if (w.literal && w.text === '--') continue
+          if (isAssignmentWord(w)) {
+            const name = (w.literal ? w.text : w.prefix).split(/\+?=/)[0] as string
+            this.setsVariable(literalWord(name), `${program} ${name}=`)
+          }
         }
         return
       default:
@@ -1214,6 +1269,35 @@ function insideDoubleQuotes(node: Node): boolean {
       return false
   }
   return false
+}
+
+/**
+ * The words a `for NAME in WORDS` loop gives NAME, when they are literal paths or plain globs
+ * and nothing in the request may set NAME another way (an assignment, `read`, `printf -v`,
+ * `declare`, `eval`, a function, a sourced file); else undefined.
+ */
+function loopValues(node: Node, name: string, source: string): string[] | undefined {
+  if (node.firstChild?.type !== 'for') return undefined
+  const values: string[] = []
+  let inList = false
+  for (const child of node.children) {
+    if (child.type === 'in') {
+      inList = true
+      continue
+    }
+    if (child.type === 'do_group' || child.type === ';') inList = false
+    if (!inList || !child.isNamed) continue
+    const word = evalWord(child)
+    if (/[$`{(\\]/.test(word.text) || /(?:^|\/)\.\.(?:\/|$)/.test(word.text)) return undefined
+    values.push(
+      word.tilde && word.text.startsWith('~/') ? `${os.homedir()}${word.text.slice(1)}` : word.text
+    )
+  }
+  if (values.length === 0 || values.length > 64) return undefined
+  const setter = new RegExp(
+    `\\b${name}\\+?=|\\b(?:read|printf|mapfile|readarray|getopts|declare|typeset|local|export|readonly|unset|eval|source|wait|let)\\b|(?:^|[;&|\\s])\\.\\s|\\(\\s*\\)|\\bfunction\\b|\\bfor\\s+${name}\\b[\\s\\S]*\\bfor\\s+${name}\\b`
+  )
+  return setter.test(source) ? undefined : values
 }
 
 function makeCommand(words: ShellWord[], assignments: string[], via: string[]): ShellCommand {
@@ -1888,23 +1972,25 @@ function shellRuns(words: ShellWord[]): Run[] {
   return command ? [] : [stdin]
 }
 
+const ENV_OPTIONS: OptionSpec = {
+  short: 'uCSP',
+  long: ['unset', 'chdir', 'split-string'],
+  flags: [
+    'ignore-environment',
+    'null',
+    'debug',
+    'list-signal-handling',
+    // these take an optional value, attached only (`--default-signal=TERM`)
+    'block-signal',
+    'default-signal',
+    'ignore-signal',
+    'help',
+    'version'
+  ]
+}
+
 function envRuns(words: ShellWord[], recorder: Recorder): Run[] {
-  const scan = scanOptions(words, {
-    short: 'uCSP',
-    long: ['unset', 'chdir', 'split-string'],
-    flags: [
-      'ignore-environment',
-      'null',
-      'debug',
-      'list-signal-handling',
-      // these take an optional value, attached only (`--default-signal=TERM`)
-      'block-signal',
-      'default-signal',
-      'ignore-signal',
-      'help',
-      'version'
-    ]
-  })
+  const scan = scanOptions(words, ENV_OPTIONS)
   if (scan.dynamic) {
     return [{ kind: 'dynamic', reason: 'the command run by env is only known at run time' }]
   }
@@ -1934,28 +2020,30 @@ function envRuns(words: ShellWord[], recorder: Recorder): Run[] {
   return [{ kind: 'words', words: rest, assignments }]
 }
 
+const XARGS_OPTIONS: OptionSpec = {
+  short: 'adEILnPs',
+  // -e[EOF], -i[REPLACE], -l[LINES]: the value is only ever attached
+  shortOptional: 'eil',
+  long: ['arg-file', 'delimiter', 'max-args', 'max-procs', 'max-chars', 'process-slot-var'],
+  flags: [
+    'null',
+    'interactive',
+    'no-run-if-empty',
+    'open-tty',
+    'exit',
+    'show-limits',
+    'verbose',
+    // optional values, attached only (`--eof=x`)
+    'eof',
+    'replace',
+    'max-lines',
+    'help',
+    'version'
+  ]
+}
+
 function xargsRuns(words: ShellWord[]): Run[] {
-  const scan = scanOptions(words, {
-    short: 'adEILnPs',
-    // -e[EOF], -i[REPLACE], -l[LINES]: the value is only ever attached
-    shortOptional: 'eil',
-    long: ['arg-file', 'delimiter', 'max-args', 'max-procs', 'max-chars', 'process-slot-var'],
-    flags: [
-      'null',
-      'interactive',
-      'no-run-if-empty',
-      'open-tty',
-      'exit',
-      'show-limits',
-      'verbose',
-      // optional values, attached only (`--eof=x`)
-      'eof',
-      'replace',
-      'max-lines',
-      'help',
-      'version'
-    ]
-  })
+  const scan = scanOptions(words, XARGS_OPTIONS)
   if (scan.dynamic) {
     return [{ kind: 'dynamic', reason: 'the command run by xargs is only known at run time' }]
   }
