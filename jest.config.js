@@ -8,6 +8,8 @@ export default {
   },
   testMatch: ['<rootDir>/__tests__/**/*.test.ts'],
   testTimeout: 60000,
+  // says once when the OS sandbox's suites cannot run here (and fails under CI=true)
+  globalSetup: '<rootDir>/test-support/global-setup.mjs',
   // e2e tests spawn real CLI processes: two cores, keep it modest.
   maxWorkers: 2
 }

@@ -4,6 +4,7 @@
  * run twice, untrusted (the default) and trusted: every check below has its positive twin, so a
  * bait the CLI no longer picks up fails the trusted case instead of passing silently.
  */
+import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import { startModelServer, type ModelServer, type Turn } from '../../test-support/model-server.js'
@@ -43,6 +44,10 @@ function baitTree(ws: Workspace): void {
   const marker = (name: string): string => path.join(ws.dir, '.markers', name)
   const touch = (name: string): string => `touch '${marker(name)}'`
   ws.write('.markers/.keep', '')
+  // a repository that ignores the markers: what the hooks leave there is not the agent's change
+  // to the workspace audit (which would put back anything the policy's write rules forbid)
+  execFileSync('git', ['init', '-q', ws.dir])
+  ws.write('.gitignore', '.markers/\n')
   ws.write('.github/copilot-policy.yml', EXAMPLE_POLICY)
   ws.write('src/index.ts', 'export const answer = 42\n')
   // Hooks.
