@@ -8,7 +8,9 @@ export default function globalSetup() {
   if (missing.length === 0) return
   const what = `The OS sandbox suites need ${missing.join(', ')}, which ${missing.length === 1 ? 'is' : 'are'} not on PATH`
   if (process.env.CI === 'true') {
-    throw new Error(`${what}. CI installs them (.ci/run); install them here: sudo apt-get install -y bubblewrap slirp4netns iptables`)
+    throw new Error(
+      `${what}. CI installs them (.ci/run); install them here: sudo apt-get install -y bubblewrap slirp4netns iptables`
+    )
   }
   const line = '='.repeat(100)
   process.stderr.write(
