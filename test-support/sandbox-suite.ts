@@ -14,3 +14,10 @@ export const describeWithSandbox: jest.Describe =
 /** The same for the network sandbox (slirp4netns and iptables besides bubblewrap). */
 export const describeWithSandboxNetwork: jest.Describe =
   tools.network || process.env.CI === 'true' ? describe : describe.skip
+
+/** `it` where bubblewrap is on PATH (or under CI), `it.skip` elsewhere. */
+export const itWithSandbox: jest.It = tools.bwrap || process.env.CI === 'true' ? it : it.skip
+
+/** The same for the network sandbox. */
+export const itWithSandboxNetwork: jest.It =
+  tools.network || process.env.CI === 'true' ? it : it.skip

@@ -19,6 +19,7 @@ import {
   type ActionResult,
   type RunnerWorkspace
 } from '../../test-support/action.js'
+import { describeWithSandbox } from '../../test-support/sandbox-suite.js'
 
 const POLICY = `version: 1
 extends: ci-fix
@@ -184,7 +185,7 @@ async function runHostile(): Promise<{ result: ActionResult; got: Record<string,
   return { result, got: JSON.parse(line.slice('HOSTILE '.length)) as Record<string, string> }
 }
 
-describe.each(LAYOUTS)('the OS sandbox in %s', (_name, parent) => {
+describeWithSandbox.each(LAYOUTS)('the OS sandbox in %s', (_name, parent) => {
   beforeEach(() => layout(parent))
 
   it('a hostile test script changes nothing outside the workspace nor any protected path', async () => {
@@ -254,7 +255,7 @@ describe.each(LAYOUTS)('the OS sandbox in %s', (_name, parent) => {
   })
 })
 
-describe('the workspace audit', () => {
+describeWithSandbox('the workspace audit', () => {
   beforeEach(() => layout(os.homedir()))
 
   it('a run that changes only what the rules allow completes, the audit saying so', async () => {

@@ -17,6 +17,7 @@ import {
   type ActionResult,
   type Workspace
 } from '../../test-support/action.js'
+import { itWithSandbox, itWithSandboxNetwork } from '../../test-support/sandbox-suite.js'
 
 const SECRETS = {
   githubToken: 'ghs_e2eGithubTokenValue0123456789',
@@ -208,44 +209,47 @@ function pathWithoutBwrap(): string {
 }
 
 describe('the OS sandbox around an allowed command', () => {
-  it('enforced with bubblewrap: a hostile test script writes nothing outside, connects nowhere, sees no secret', async () => {
-    const result = await runHostile('required')
-    expect(result.outputs.status).toBe('completed')
-    expect(result.report!.sandbox).toEqual({ state: 'enforced', backend: 'bubblewrap' })
-    expect(result.summary).toMatch(/\*\*Sandbox:\*\* 🛡️ enforced \(`bubblewrap`\)/)
+  itWithSandbox(
+    'enforced with bubblewrap: a hostile test script writes nothing outside, connects nowhere, sees no secret',
+    async () => {
+      const result = await runHostile('required')
+      expect(result.outputs.status).toBe('completed')
+      expect(result.report!.sandbox).toEqual({ state: 'enforced', backend: 'bubblewrap' })
+      expect(result.summary).toMatch(/\*\*Sandbox:\*\* 🛡️ enforced \(`bubblewrap`\)/)
 
-    const got = hostileOutput()
-    // it ran, as an allowed command, and tried
-    expect(result.report!.permissions.map((p) => [p.kind, p.decision])).toEqual([
-      ['write', 'allow'],
-      ['shell', 'allow']
-    ])
-    expect(Object.keys(got)).toEqual(
-      expect.arrayContaining(['write home', 'append GITHUB_ENV', 'loopback', 'found'])
-    )
-
-    // nothing reached the host
-    for (const file of Object.values(targets)) expect(fs.existsSync(file)).toBe(false)
-    for (const file of Object.values(runnerFiles)) expect(fs.readFileSync(file, 'utf8')).toBe('')
-    const outputFile = fs
-      .readdirSync(workspace.runnerTemp)
-      .filter((f) => f.startsWith('output-') || f.startsWith('summary-'))
-    for (const file of outputFile) {
-      expect(fs.readFileSync(path.join(workspace.runnerTemp, file), 'utf8')).not.toContain(
-        'NODE_OPTIONS'
+      const got = hostileOutput()
+      // it ran, as an allowed command, and tried
+      expect(result.report!.permissions.map((p) => [p.kind, p.decision])).toEqual([
+        ['write', 'allow'],
+        ['shell', 'allow']
+      ])
+      expect(Object.keys(got)).toEqual(
+        expect.arrayContaining(['write home', 'append GITHUB_ENV', 'loopback', 'found'])
       )
-    }
-    expect(connections).toBe(0)
-    expect(got.loopback).not.toBe('CONNECTED')
 
-    // no secret in anything the agent saw
-    const seen = model!.toolResults().join('\n')
-    for (const secret of Object.values(SECRETS)) expect(seen).not.toContain(secret)
-    expect(got.found).toEqual([])
-    // it did look under /proc: its own PID namespace, a handful of processes
-    expect(got.pids).toBeGreaterThan(0)
-    expect(got.pids).toBeLessThan(20)
-  })
+      // nothing reached the host
+      for (const file of Object.values(targets)) expect(fs.existsSync(file)).toBe(false)
+      for (const file of Object.values(runnerFiles)) expect(fs.readFileSync(file, 'utf8')).toBe('')
+      const outputFile = fs
+        .readdirSync(workspace.runnerTemp)
+        .filter((f) => f.startsWith('output-') || f.startsWith('summary-'))
+      for (const file of outputFile) {
+        expect(fs.readFileSync(path.join(workspace.runnerTemp, file), 'utf8')).not.toContain(
+          'NODE_OPTIONS'
+        )
+      }
+      expect(connections).toBe(0)
+      expect(got.loopback).not.toBe('CONNECTED')
+
+      // no secret in anything the agent saw
+      const seen = model!.toolResults().join('\n')
+      for (const secret of Object.values(SECRETS)) expect(seen).not.toContain(secret)
+      expect(got.found).toEqual([])
+      // it did look under /proc: its own PID namespace, a handful of processes
+      expect(got.pids).toBeGreaterThan(0)
+      expect(got.pids).toBeLessThan(20)
+    }
+  )
 
   it('required, bwrap not on PATH: fails before any session exists, naming the fix', async () => {
     workspace.write('.github/copilot-policy.yml', policy('required'))
@@ -262,33 +266,37 @@ describe('the OS sandbox around an allowed command', () => {
     expect(result.stdout).toContain('bubblewrap (bwrap) is not installed or not on PATH')
   }, 60_000)
 
-  it('required, and the CLI reports the sandbox not engaged mid-run: the run is stopped as failed', async () => {
-    // A bwrap that works for the action's probe but not for the CLI (which runs it with its
-    // COPILOT_HOME set): too old, as far as the CLI can tell.
-    const dir = path.join(workspace.runnerTemp, 'bin-bwrap-cli-fails')
-    fs.mkdirSync(dir, { recursive: true })
-    const real = findBwrap()
-    fs.writeFileSync(
-      path.join(dir, 'bwrap'),
-      `#!/bin/sh\nif [ -n "$COPILOT_HOME" ]; then\n  [ "$1" = --version ] && echo "bubblewrap 0.4.0" && exit 0\n  echo "bwrap: broken" >&2; exit 1\nfi\nexec ${real} "$@"\n`,
-      { mode: 0o755 }
-    )
-    workspace.write('.github/copilot-policy.yml', policy('required'))
-    const result = await runWith(
-      [
-        { toolCalls: [{ name: 'bash', arguments: { command: 'echo hi', description: 'x' } }] },
-        { toolCalls: [{ name: 'bash', arguments: { command: 'echo again', description: 'x' } }] },
-        { toolCalls: [{ name: 'task_complete', arguments: { summary: 'done' } }] }
-      ],
-      { PATH: `${dir}:${process.env.PATH ?? ''}` }
-    )
-    expect(result.outputs.status).toBe('failed')
-    expect(result.report!.error).toMatchObject({ type: 'sandbox' })
-    expect(result.report!.error?.message).toMatch(/did not engage.*sandbox\.mode: required/s)
-    expect(result.report!.sandbox).toMatchObject({ state: 'unavailable' })
-    // stopped at the first command: the agent never got to the second
-    expect(model!.requests.length).toBeLessThanOrEqual(2)
-  }, 60_000)
+  itWithSandbox(
+    'required, and the CLI reports the sandbox not engaged mid-run: the run is stopped as failed',
+    async () => {
+      // A bwrap that works for the action's probe but not for the CLI (which runs it with its
+      // COPILOT_HOME set): too old, as far as the CLI can tell.
+      const dir = path.join(workspace.runnerTemp, 'bin-bwrap-cli-fails')
+      fs.mkdirSync(dir, { recursive: true })
+      const real = findBwrap()
+      fs.writeFileSync(
+        path.join(dir, 'bwrap'),
+        `#!/bin/sh\nif [ -n "$COPILOT_HOME" ]; then\n  [ "$1" = --version ] && echo "bubblewrap 0.4.0" && exit 0\n  echo "bwrap: broken" >&2; exit 1\nfi\nexec ${real} "$@"\n`,
+        { mode: 0o755 }
+      )
+      workspace.write('.github/copilot-policy.yml', policy('required'))
+      const result = await runWith(
+        [
+          { toolCalls: [{ name: 'bash', arguments: { command: 'echo hi', description: 'x' } }] },
+          { toolCalls: [{ name: 'bash', arguments: { command: 'echo again', description: 'x' } }] },
+          { toolCalls: [{ name: 'task_complete', arguments: { summary: 'done' } }] }
+        ],
+        { PATH: `${dir}:${process.env.PATH ?? ''}` }
+      )
+      expect(result.outputs.status).toBe('failed')
+      expect(result.report!.error).toMatchObject({ type: 'sandbox' })
+      expect(result.report!.error?.message).toMatch(/did not engage.*sandbox\.mode: required/s)
+      expect(result.report!.sandbox).toMatchObject({ state: 'unavailable' })
+      // stopped at the first command: the agent never got to the second
+      expect(model!.requests.length).toBeLessThanOrEqual(2)
+    },
+    60_000
+  )
 
   it('auto, bwrap not on PATH: runs without the sandbox, and says so loudly', async () => {
     workspace.write('.github/copilot-policy.yml', policy('auto'))
@@ -312,30 +320,34 @@ describe('the OS sandbox around an allowed command', () => {
     expect(model!.toolResults().join('\n')).toContain('unconfined')
   }, 60_000)
 
-  it('auto, and the CLI reports the sandbox not engaged mid-run: stopped as failed, never completed', async () => {
-    const dir = path.join(workspace.runnerTemp, 'bin-bwrap-cli-fails')
-    fs.mkdirSync(dir, { recursive: true })
-    const real = findBwrap()
-    fs.writeFileSync(
-      path.join(dir, 'bwrap'),
-      `#!/bin/sh\nif [ -n "$COPILOT_HOME" ]; then\n  [ "$1" = --version ] && echo "bubblewrap 0.4.0" && exit 0\n  echo "bwrap: broken" >&2; exit 1\nfi\nexec ${real} "$@"\n`,
-      { mode: 0o755 }
-    )
-    workspace.write('.github/copilot-policy.yml', policy('auto'))
-    const result = await runWith(
-      [
-        { toolCalls: [{ name: 'bash', arguments: { command: 'echo hi', description: 'x' } }] },
-        { toolCalls: [{ name: 'task_complete', arguments: { summary: 'done' } }] }
-      ],
-      { PATH: `${dir}:${process.env.PATH ?? ''}` }
-    )
-    expect(result.outputs.status).toBe('failed')
-    expect(result.report!.error).toMatchObject({ type: 'sandbox' })
-    expect(result.report!.error?.message).toMatch(/did not engage.*sandbox\.mode: auto/s)
-    expect(result.report!.sandbox).toMatchObject({ state: 'unavailable' })
-    // whether or not the agent got to task_complete before the stop: failed, with the reason
-    expect(result.summary).toMatch(/sandbox\.mode: auto/)
-  }, 60_000)
+  itWithSandbox(
+    'auto, and the CLI reports the sandbox not engaged mid-run: stopped as failed, never completed',
+    async () => {
+      const dir = path.join(workspace.runnerTemp, 'bin-bwrap-cli-fails')
+      fs.mkdirSync(dir, { recursive: true })
+      const real = findBwrap()
+      fs.writeFileSync(
+        path.join(dir, 'bwrap'),
+        `#!/bin/sh\nif [ -n "$COPILOT_HOME" ]; then\n  [ "$1" = --version ] && echo "bubblewrap 0.4.0" && exit 0\n  echo "bwrap: broken" >&2; exit 1\nfi\nexec ${real} "$@"\n`,
+        { mode: 0o755 }
+      )
+      workspace.write('.github/copilot-policy.yml', policy('auto'))
+      const result = await runWith(
+        [
+          { toolCalls: [{ name: 'bash', arguments: { command: 'echo hi', description: 'x' } }] },
+          { toolCalls: [{ name: 'task_complete', arguments: { summary: 'done' } }] }
+        ],
+        { PATH: `${dir}:${process.env.PATH ?? ''}` }
+      )
+      expect(result.outputs.status).toBe('failed')
+      expect(result.report!.error).toMatchObject({ type: 'sandbox' })
+      expect(result.report!.error?.message).toMatch(/did not engage.*sandbox\.mode: auto/s)
+      expect(result.report!.sandbox).toMatchObject({ state: 'unavailable' })
+      // whether or not the agent got to task_complete before the stop: failed, with the reason
+      expect(result.summary).toMatch(/sandbox\.mode: auto/)
+    },
+    60_000
+  )
 
   it('off (the control): the same hostile script gets out, and the report says off', async () => {
     const result = await runHostile('off')
@@ -414,37 +426,47 @@ rules:
     return dir
   }
 
-  it('slirp4netns not on PATH (not a GitHub-hosted runner): the command runs in the sandbox without network, and the report names the hosts', async () => {
-    workspace.write('.github/copilot-policy.yml', urlPolicy)
-    const result = await runWith(probe, { PATH: pathWithoutNetworkStack() })
-    expect(result.outputs.status).toBe('completed')
-    expect(said()).toContain('hi proxy=none')
-    expect(result.report!.tools.find((t) => t.name === 'bash')?.outcome).toBe('succeeded')
-    expect(result.report!.sandbox).toMatchObject({
-      state: 'enforced',
-      backend: 'bubblewrap',
-      networkOff: {
-        hosts: ['docs.github.com'],
-        reason: expect.stringMatching(
-          /slirp4netns and iptables are not on PATH \(slirp4netns, iptables, ip6tables, iptables-restore, ip6tables-restore\).*the action runs no sudo here.*Install the Debian\/Ubuntu packages slirp4netns and iptables/
-        ) as unknown
-      }
-    })
-    expect(result.report!.sandbox?.provisioned).toBeUndefined()
-    expect(result.stdout).toMatch(
-      /::warning::OS sandbox: bubblewrap \(sandbox.mode: auto\) WITHOUT network: the agent's shell commands cannot reach docs.github.com/
-    )
-    expect(result.summary).toContain('**without network**: they could not reach `docs.github.com`')
-  }, 60_000)
+  itWithSandbox(
+    'slirp4netns not on PATH (not a GitHub-hosted runner): the command runs in the sandbox without network, and the report names the hosts',
+    async () => {
+      workspace.write('.github/copilot-policy.yml', urlPolicy)
+      const result = await runWith(probe, { PATH: pathWithoutNetworkStack() })
+      expect(result.outputs.status).toBe('completed')
+      expect(said()).toContain('hi proxy=none')
+      expect(result.report!.tools.find((t) => t.name === 'bash')?.outcome).toBe('succeeded')
+      expect(result.report!.sandbox).toMatchObject({
+        state: 'enforced',
+        backend: 'bubblewrap',
+        networkOff: {
+          hosts: ['docs.github.com'],
+          reason: expect.stringMatching(
+            /slirp4netns and iptables are not on PATH \(slirp4netns, iptables, ip6tables, iptables-restore, ip6tables-restore\).*the action runs no sudo here.*Install the Debian\/Ubuntu packages slirp4netns and iptables/
+          ) as unknown
+        }
+      })
+      expect(result.report!.sandbox?.provisioned).toBeUndefined()
+      expect(result.stdout).toMatch(
+        /::warning::OS sandbox: bubblewrap \(sandbox.mode: auto\) WITHOUT network: the agent's shell commands cannot reach docs.github.com/
+      )
+      expect(result.summary).toContain(
+        '**without network**: they could not reach `docs.github.com`'
+      )
+    },
+    60_000
+  )
 
-  it('slirp4netns and iptables on PATH: the command runs with the network the url rule allows', async () => {
-    workspace.write('.github/copilot-policy.yml', urlPolicy)
-    const result = await runWith(probe)
-    expect(result.outputs.status).toBe('completed')
-    expect(said()).toMatch(/hi proxy=http:\/\/\S+/)
-    expect(result.report!.sandbox).toEqual({ state: 'enforced', backend: 'bubblewrap' })
-    expect(result.stdout).not.toContain('WITHOUT network')
-  }, 60_000)
+  itWithSandboxNetwork(
+    'slirp4netns and iptables on PATH: the command runs with the network the url rule allows',
+    async () => {
+      workspace.write('.github/copilot-policy.yml', urlPolicy)
+      const result = await runWith(probe)
+      expect(result.outputs.status).toBe('completed')
+      expect(said()).toMatch(/hi proxy=http:\/\/\S+/)
+      expect(result.report!.sandbox).toEqual({ state: 'enforced', backend: 'bubblewrap' })
+      expect(result.stdout).not.toContain('WITHOUT network')
+    },
+    60_000
+  )
 
   /**
    * A fake `sudo` first on PATH: records its argv in the file it returns, and "installs" a
@@ -463,74 +485,88 @@ rules:
   }
   const GITHUB_HOSTED = { RUNNER_ENVIRONMENT: 'github-hosted', RUNNER_OS: 'Linux' }
 
-  it('GitHub-hosted (a fake sudo first on PATH): the action installs slirp4netns and iptables, restarts the CLI, and the command gets the network', async () => {
-    const bin = pathWithoutNetworkStack()
-    const sudo = fakeSudo(bin, NETWORK_ONLY)
-    workspace.write('.github/copilot-policy.yml', urlPolicy)
-    const result = await runWith(probe, { PATH: `${sudo.dir}:${bin}`, ...GITHUB_HOSTED })
-    expect(sudo.calls()).toEqual([
-      '-n true',
-      '-n apt-get install -y --no-install-recommends slirp4netns iptables'
-    ])
-    expect(result.outputs.status).toBe('completed')
-    expect(said()).toMatch(/hi proxy=http:\/\/\S+/)
-    expect(result.report!.sandbox).toMatchObject({
-      state: 'enforced',
-      backend: 'bubblewrap',
-      provisioned: ['slirp4netns', 'iptables'],
-      setupSeconds: expect.any(Number) as unknown
-    })
-    expect(result.stdout).toContain('::group::Sandbox setup')
-    expect(result.stdout).toMatch(
-      /\$ sudo -n apt-get install -y --no-install-recommends slirp4netns iptables {2}\(\d+\.\d s\)/
-    )
-    // the CLI looks for slirp4netns when it starts: the one started before the setup would not
-    // find it
-    expect(result.stdout).toContain('Restarting the Copilot CLI')
-    expect(result.summary).toContain('set up on this runner by the action (slirp4netns, iptables;')
-  }, 60_000)
+  itWithSandbox(
+    'GitHub-hosted (a fake sudo first on PATH): the action installs slirp4netns and iptables, restarts the CLI, and the command gets the network',
+    async () => {
+      const bin = pathWithoutNetworkStack()
+      const sudo = fakeSudo(bin, NETWORK_ONLY)
+      workspace.write('.github/copilot-policy.yml', urlPolicy)
+      const result = await runWith(probe, { PATH: `${sudo.dir}:${bin}`, ...GITHUB_HOSTED })
+      expect(sudo.calls()).toEqual([
+        '-n true',
+        '-n apt-get install -y --no-install-recommends slirp4netns iptables'
+      ])
+      expect(result.outputs.status).toBe('completed')
+      expect(said()).toMatch(/hi proxy=http:\/\/\S+/)
+      expect(result.report!.sandbox).toMatchObject({
+        state: 'enforced',
+        backend: 'bubblewrap',
+        provisioned: ['slirp4netns', 'iptables'],
+        setupSeconds: expect.any(Number) as unknown
+      })
+      expect(result.stdout).toContain('::group::Sandbox setup')
+      expect(result.stdout).toMatch(
+        /\$ sudo -n apt-get install -y --no-install-recommends slirp4netns iptables {2}\(\d+\.\d s\)/
+      )
+      // the CLI looks for slirp4netns when it starts: the one started before the setup would not
+      // find it
+      expect(result.stdout).toContain('Restarting the Copilot CLI')
+      expect(result.summary).toContain(
+        'set up on this runner by the action (slirp4netns, iptables;'
+      )
+    },
+    60_000
+  )
 
-  it('GitHub-hosted without bwrap (a fake sudo): the action installs bubblewrap, and the command runs sandboxed', async () => {
-    const bin = pathWithoutNetworkStack()
-    fs.rmSync(path.join(bin, 'bwrap'))
-    const sudo = fakeSudo(bin, ['bwrap'])
-    workspace.write('.github/copilot-policy.yml', policy('auto'))
-    const result = await runWith(
-      [
-        { toolCalls: [{ name: 'bash', arguments: { command: 'echo hi', description: 'x' } }] },
-        { toolCalls: [{ name: 'task_complete', arguments: { summary: 'done' } }] }
-      ],
-      { PATH: `${sudo.dir}:${bin}`, ...GITHUB_HOSTED }
-    )
-    // (this machine has no AppArmor restriction: no profile to load)
-    expect(sudo.calls()).toEqual([
-      '-n true',
-      '-n apt-get install -y --no-install-recommends bubblewrap'
-    ])
-    expect(result.outputs.status).toBe('completed')
-    expect(said()).toContain('hi')
-    expect(result.report!.sandbox).toMatchObject({
-      state: 'enforced',
-      backend: 'bubblewrap',
-      provisioned: ['bubblewrap']
-    })
-    expect(result.report!.tools.find((t) => t.name === 'bash')?.outcome).toBe('succeeded')
-  }, 60_000)
+  itWithSandbox(
+    'GitHub-hosted without bwrap (a fake sudo): the action installs bubblewrap, and the command runs sandboxed',
+    async () => {
+      const bin = pathWithoutNetworkStack()
+      fs.rmSync(path.join(bin, 'bwrap'))
+      const sudo = fakeSudo(bin, ['bwrap'])
+      workspace.write('.github/copilot-policy.yml', policy('auto'))
+      const result = await runWith(
+        [
+          { toolCalls: [{ name: 'bash', arguments: { command: 'echo hi', description: 'x' } }] },
+          { toolCalls: [{ name: 'task_complete', arguments: { summary: 'done' } }] }
+        ],
+        { PATH: `${sudo.dir}:${bin}`, ...GITHUB_HOSTED }
+      )
+      // (this machine has no AppArmor restriction: no profile to load)
+      expect(sudo.calls()).toEqual([
+        '-n true',
+        '-n apt-get install -y --no-install-recommends bubblewrap'
+      ])
+      expect(result.outputs.status).toBe('completed')
+      expect(said()).toContain('hi')
+      expect(result.report!.sandbox).toMatchObject({
+        state: 'enforced',
+        backend: 'bubblewrap',
+        provisioned: ['bubblewrap']
+      })
+      expect(result.report!.tools.find((t) => t.name === 'bash')?.outcome).toBe('succeeded')
+    },
+    60_000
+  )
 
-  it('self-hosted (the same fake sudo on PATH): never called', async () => {
-    const bin = pathWithoutNetworkStack()
-    const sudo = fakeSudo(bin, NETWORK_ONLY)
-    workspace.write('.github/copilot-policy.yml', urlPolicy)
-    const result = await runWith(probe, {
-      PATH: `${sudo.dir}:${bin}`,
-      RUNNER_ENVIRONMENT: 'self-hosted',
-      RUNNER_OS: 'Linux'
-    })
-    expect(fs.existsSync(path.join(sudo.dir, 'calls'))).toBe(false)
-    expect(result.outputs.status).toBe('completed')
-    expect(result.report!.sandbox?.networkOff?.reason).toContain(
-      'RUNNER_ENVIRONMENT=self-hosted, RUNNER_OS=Linux): the action runs no sudo here'
-    )
-    expect(said()).toContain('hi proxy=none')
-  }, 60_000)
+  itWithSandbox(
+    'self-hosted (the same fake sudo on PATH): never called',
+    async () => {
+      const bin = pathWithoutNetworkStack()
+      const sudo = fakeSudo(bin, NETWORK_ONLY)
+      workspace.write('.github/copilot-policy.yml', urlPolicy)
+      const result = await runWith(probe, {
+        PATH: `${sudo.dir}:${bin}`,
+        RUNNER_ENVIRONMENT: 'self-hosted',
+        RUNNER_OS: 'Linux'
+      })
+      expect(fs.existsSync(path.join(sudo.dir, 'calls'))).toBe(false)
+      expect(result.outputs.status).toBe('completed')
+      expect(result.report!.sandbox?.networkOff?.reason).toContain(
+        'RUNNER_ENVIRONMENT=self-hosted, RUNNER_OS=Linux): the action runs no sudo here'
+      )
+      expect(said()).toContain('hi proxy=none')
+    },
+    60_000
+  )
 })

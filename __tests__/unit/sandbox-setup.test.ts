@@ -18,6 +18,7 @@ import {
   type SetupStep
 } from '../../src/session/sandbox-setup.js'
 import { findOnPath, probeSandbox, type NetworkStack } from '../../src/session/sandbox.js'
+import { itWithSandbox, itWithSandboxNetwork } from '../../test-support/sandbox-suite.js'
 
 const NO_BWRAP = {
   available: false as const,
@@ -386,40 +387,43 @@ exit 0
     })
   }
 
-  it('GitHub-hosted, no bwrap, stale lists, AppArmor restricting: exactly these commands, then the sandbox works', async () => {
-    const setup = await setUp({ FAKE_SUDO_NO_LISTS: '1' })
-    expect(sudoCalls()).toEqual([
-      'sudo -n true',
-      'sudo -n apt-get install -y --no-install-recommends bubblewrap',
-      'sudo -n apt-get update',
-      'sudo -n apt-get install -y --no-install-recommends bubblewrap',
-      `sudo -n tee ${APPARMOR_PROFILE_FILE}`,
-      `sudo -n apparmor_parser -r ${APPARMOR_PROFILE_FILE}`
-    ])
-    expect(fs.readFileSync(path.join(dir, 'tee-stdin'), 'utf8')).toBe(
-      apparmorProfile('/usr/bin/bwrap')
-    )
-    expect(setup).toMatchObject({
-      probe: { available: true, backend: 'bubblewrap' },
-      provisioned: ['bubblewrap', 'apparmor profile'],
-      problems: []
-    })
-    expect(setup.seconds).toBeGreaterThanOrEqual(0)
-    // each command and its time, in the group
-    expect(lines[0]).toBe('GROUP Sandbox setup')
-    expect(lines).toContainEqual(expect.stringMatching(/^\$ sudo -n true {2}\(\d+\.\d s\)$/))
-    expect(lines).toContainEqual(
-      expect.stringMatching(
-        /^\$ sudo -n apt-get install -y --no-install-recommends bubblewrap {2}\(exit 100 after \d+\.\d s\)\nE: Unable to locate package bubblewrap$/
+  itWithSandbox(
+    'GitHub-hosted, no bwrap, stale lists, AppArmor restricting: exactly these commands, then the sandbox works',
+    async () => {
+      const setup = await setUp({ FAKE_SUDO_NO_LISTS: '1' })
+      expect(sudoCalls()).toEqual([
+        'sudo -n true',
+        'sudo -n apt-get install -y --no-install-recommends bubblewrap',
+        'sudo -n apt-get update',
+        'sudo -n apt-get install -y --no-install-recommends bubblewrap',
+        `sudo -n tee ${APPARMOR_PROFILE_FILE}`,
+        `sudo -n apparmor_parser -r ${APPARMOR_PROFILE_FILE}`
+      ])
+      expect(fs.readFileSync(path.join(dir, 'tee-stdin'), 'utf8')).toBe(
+        apparmorProfile('/usr/bin/bwrap')
       )
-    )
-    expect(lines).toContainEqual(
-      expect.stringMatching(/^\$ sudo -n tee \/etc\/apparmor.d\/bwrap-userns < \(below\) {2}\(/)
-    )
-    expect(lines.at(-1)).toMatch(
-      /^Sandbox setup took \d+\.\d s: set up bubblewrap, apparmor profile; the sandbox is available\.$/
-    )
-  })
+      expect(setup).toMatchObject({
+        probe: { available: true, backend: 'bubblewrap' },
+        provisioned: ['bubblewrap', 'apparmor profile'],
+        problems: []
+      })
+      expect(setup.seconds).toBeGreaterThanOrEqual(0)
+      // each command and its time, in the group
+      expect(lines[0]).toBe('GROUP Sandbox setup')
+      expect(lines).toContainEqual(expect.stringMatching(/^\$ sudo -n true {2}\(\d+\.\d s\)$/))
+      expect(lines).toContainEqual(
+        expect.stringMatching(
+          /^\$ sudo -n apt-get install -y --no-install-recommends bubblewrap {2}\(exit 100 after \d+\.\d s\)\nE: Unable to locate package bubblewrap$/
+        )
+      )
+      expect(lines).toContainEqual(
+        expect.stringMatching(/^\$ sudo -n tee \/etc\/apparmor.d\/bwrap-userns < \(below\) {2}\(/)
+      )
+      expect(lines.at(-1)).toMatch(
+        /^Sandbox setup took \d+\.\d s: set up bubblewrap, apparmor profile; the sandbox is available\.$/
+      )
+    }
+  )
 
   it('the profile cannot be loaded: falls back to the sysctl, and warns that it is machine-wide', async () => {
     const setup = await setUp({ FAKE_SUDO_FAIL: 'apparmor_parser' })
@@ -489,15 +493,18 @@ exit 0
     expect(setup.provisioned).toEqual([])
   })
 
-  it('the policy allows a host: slirp4netns and iptables installed with bubblewrap, the network stack found afterwards', async () => {
-    fs.writeFileSync(path.join(dir, 'restrict'), '0\n')
-    const setup = await setUp({}, true)
-    expect(sudoCalls()).toEqual([
-      'sudo -n true',
-      'sudo -n apt-get install -y --no-install-recommends bubblewrap slirp4netns iptables'
-    ])
-    expect(setup.provisioned).toEqual(['bubblewrap', 'slirp4netns', 'iptables'])
-    expect(setup.network).toEqual({ needed: true, missing: [], tun: true })
-    expect(setup.probe).toEqual({ available: true, backend: 'bubblewrap' })
-  })
+  itWithSandboxNetwork(
+    'the policy allows a host: slirp4netns and iptables installed with bubblewrap, the network stack found afterwards',
+    async () => {
+      fs.writeFileSync(path.join(dir, 'restrict'), '0\n')
+      const setup = await setUp({}, true)
+      expect(sudoCalls()).toEqual([
+        'sudo -n true',
+        'sudo -n apt-get install -y --no-install-recommends bubblewrap slirp4netns iptables'
+      ])
+      expect(setup.provisioned).toEqual(['bubblewrap', 'slirp4netns', 'iptables'])
+      expect(setup.network).toEqual({ needed: true, missing: [], tun: true })
+      expect(setup.probe).toEqual({ available: true, backend: 'bubblewrap' })
+    }
+  )
 })

@@ -19,6 +19,7 @@ import {
   sandboxEvidence
 } from '../../src/session/sandbox.js'
 import type { SessionEvent } from '../../src/cli/protocol.js'
+import { itWithSandbox } from '../../test-support/sandbox-suite.js'
 
 const CONFIG: SandboxConfig = {
   enabled: true,
@@ -71,13 +72,16 @@ const NOT_ENGAGED = decision({
 })
 
 describe('probeSandbox', () => {
-  it('finds bwrap on PATH and runs it with the namespaces the CLI asks for', async () => {
-    expect(findOnPath('bwrap', process.env.PATH)).toBeDefined()
-    expect(await probeSandbox(process.env, 'linux')).toEqual({
-      available: true,
-      backend: 'bubblewrap'
-    })
-  })
+  itWithSandbox(
+    'finds bwrap on PATH and runs it with the namespaces the CLI asks for',
+    async () => {
+      expect(findOnPath('bwrap', process.env.PATH)).toBeDefined()
+      expect(await probeSandbox(process.env, 'linux')).toEqual({
+        available: true,
+        backend: 'bubblewrap'
+      })
+    }
+  )
 
   it('no bwrap on PATH: unavailable, saying so', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'no-bwrap-'))

@@ -185,18 +185,32 @@ function git(
   })
 }
 
+/** `git -c` settings as environment variables (GIT_CONFIG_COUNT, GIT_CONFIG_KEY_n, ...). */
+function gitConfigEnv(pairs: ReadonlyArray<readonly [string, string]>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { GIT_CONFIG_COUNT: String(pairs.length) }
+  pairs.forEach(([key, value], i) => {
+    env[`GIT_CONFIG_KEY_${i}`] = key
+    env[`GIT_CONFIG_VALUE_${i}`] = value
+  })
+  return env
+}
+
 /** The environment that keeps git's objects for the snapshot in the store, not the repository. */
 function storeEnv(root: string, storeDir: string): NodeJS.ProcessEnv {
   return {
     GIT_INDEX_FILE: path.join(storeDir, 'index'),
     GIT_OBJECT_DIRECTORY: path.join(storeDir, 'objects'),
     GIT_ALTERNATE_OBJECT_DIRECTORIES: path.join(root, '.git', 'objects'),
-    // the snapshot is the workflow's own reading of the tree: no hook, no fsmonitor, no filter
-    GIT_CONFIG_COUNT: '2',
-    GIT_CONFIG_KEY_0: 'core.fsmonitor',
-    GIT_CONFIG_VALUE_0: 'false',
-    GIT_CONFIG_KEY_1: 'core.hooksPath',
-    GIT_CONFIG_VALUE_1: '/dev/null'
+    // the snapshot is the workflow's own reading of the tree: no fsmonitor, no hook, and the
+    // files as they are (a clean filter such as git-lfs's, configured on the runners, would
+    // write into the repository's own store and keep a pointer instead of the content)
+    ...gitConfigEnv([
+      ['core.fsmonitor', 'false'],
+      ['core.hooksPath', '/dev/null'],
+      ['filter.lfs.clean', 'cat'],
+      ['filter.lfs.process', ''],
+      ['filter.lfs.required', 'false']
+    ])
   }
 }
 
