@@ -607,12 +607,13 @@ function sandboxContext(
   settings: Settings,
   env: NodeJS.ProcessEnv
 ): Parameters<typeof sandboxConfigFor>[1] {
+  const scratch = commandScratch(settings)
   return {
     workingDirectory: settings.workingDirectory,
     env,
     actionDir: path.dirname(fileURLToPath(import.meta.url)),
     copilotHome: cliHome(settings),
-    scratchDir: commandScratch(settings),
+    ...(scratch === undefined ? {} : { scratchDir: scratch }),
     ...runnerInstallation(process.execPath),
     exists: (p) => fs.existsSync(p),
     children: (dir) => {

@@ -5,6 +5,7 @@
 import { compilePolicy, PolicyError } from '../../src/policy/index.js'
 import { resolvePolicyText } from '../../src/policy/load.js'
 import { HOME_CREDENTIALS } from '../../src/policy/sensitive.js'
+import { inScratchArea } from '../../src/policy/scratch-areas.js'
 import {
   protectedNames,
   sandboxConfigFor,
@@ -366,5 +367,14 @@ describe('sandboxNetwork', () => {
     expect((await network('  - { decision: allow, url: ["*.npmjs.com"] }\n')).allowOutbound).toBe(
       false
     )
+  })
+})
+
+describe('inScratchArea', () => {
+  it('says when /tmp, /var/tmp or /dev/shm holds a path (the commands then need a TMPDIR of their own)', () => {
+    expect(inScratchArea(['/home/runner/work/r/r', '/home/runner/work/_temp/x'])).toBe(false)
+    expect(inScratchArea(['/home/runner/work/r/r', '/tmp/runner-temp/x'])).toBe(true)
+    expect(inScratchArea(['/var/tmp/ws'])).toBe(true)
+    expect(inScratchArea(['/tmpfoo/ws', '/tmp/../srv/ws'])).toBe(false)
   })
 })

@@ -10,6 +10,7 @@
 import path from 'node:path'
 import { literalOf } from './glob.js'
 import type { CompiledRule } from './engine.js'
+import { SCRATCH_AREAS, within } from './scratch-areas.js'
 import { HOME_CREDENTIALS } from './sensitive.js'
 
 /** `userPolicy.network` of the CLI's sandbox config. */
@@ -97,16 +98,6 @@ export const RUNNER_FILE_VARIABLES = [
 const READONLY_PREFIXES = ['/usr/local', '/opt']
 
 /**
- * Scratch areas every program may write to. One that holds nothing the sandbox must reach is
- * denied: a private tmpfs inside the sandbox (the write "succeeds" and is lost). One that holds
- * the workspace, the session state or the commands' scratch directory (self-hosted layouts, the
- * test suites) cannot be denied (the CLI's file tools refuse every path below a denied one), and
- * left alone the CLI binds /tmp read-write (measured, CLI 1.0.102): it is read-only instead, its
- * other entries denied, and the commands get their TMPDIR in the scratch directory.
- */
-const SCRATCH_AREAS = ['/tmp', '/var/tmp', '/dev/shm']
-
-/**
  * What the runner's installation keeps that no command may read: its registration and
  * credentials (the private key of a self-hosted runner) and its diagnostic logs.
  */
@@ -146,12 +137,6 @@ function keptPaths(facts: SandboxFacts): string[] {
     ...(copilotHome === undefined ? [] : [path.join(copilotHome, 'session-state')]),
     ...(scratch === undefined ? [] : [scratch])
   ]
-}
-
-/** True when `child` is `parent` or lies inside it. */
-function within(parent: string, child: string): boolean {
-  const rel = path.relative(parent, child)
-  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel))
 }
 
 function unique(paths: Iterable<string>): string[] {
