@@ -39,7 +39,7 @@ import type { Report } from './reporting/types.js'
 import { hasCredential, type Settings } from './settings.js'
 import type { Ending } from './session/fold.js'
 import { Recorder } from './session/recorder.js'
-import { WorkspaceAudit } from './session/audit.js'
+import { AUDIT_INCOMPLETE, WorkspaceAudit, type AuditReport } from './session/audit.js'
 import { Run } from './session/run.js'
 import { restoreCredentials, stashCredentials, type StashRecord } from './session/credentials.js'
 import { CREDENTIALS_STATE } from './post-run.js'
@@ -190,6 +190,7 @@ async function runAgent(
         names: protectedNames(policy),
         decide: (file) => policy.decide({ kind: 'write', fileName: file })
       },
+      report: (result) => reportAudit(result, recorder),
       evidence: () => recorder.state
     })
     audit = started.audit
@@ -264,11 +265,14 @@ async function runAgent(
     // Any session is shut down by now (its metrics are in): the CLI exits (~40 ms after
     // SIGTERM) while the report is written and published.
     stopped = cli?.stop()
-    audit?.discard()
-    if (credentialsStash !== undefined) {
-      // The credentials go back once the CLI, and the agent's commands with it, are gone.
+    if (audit !== undefined || credentialsStash !== undefined) {
+      // The CLI, and every process the agent started in its sandbox with it, is gone: what was
+      // written after the last audit is audited too, then the credentials go back.
       await stopped?.catch(() => undefined)
-      restoreCheckoutCredentials(credentialsStash, env, recorder)
+      await lateAudit(audit, recorder)
+      if (credentialsStash !== undefined) {
+        restoreCheckoutCredentials(credentialsStash, env, recorder)
+      }
     }
   }
   showProgress()
@@ -297,6 +301,45 @@ async function runAgent(
     return { report, outputs }
   } finally {
     await stopped
+  }
+}
+
+/** Records an audit's result and says each violation in the log. */
+function reportAudit(result: AuditReport, recorder: Recorder): void {
+  recorder.record({ type: 'audit', result })
+  for (const v of result.violations) {
+    log.warning(
+      `Workspace audit: ${v.path} was ${v.change}, which ${v.rule === 'default' ? 'no write rule allows' : `rule ${v.rule} forbids`}${v.command ? ` (the command: ${v.command})` : ''}; ${v.reverted ? 'put back' : `NOT put back: ${v.note ?? 'unknown reason'}`}`
+    )
+  }
+}
+
+/** The audit once the CLI is gone (late writes), then its store removed; a failure fails the run. */
+async function lateAudit(audit: WorkspaceAudit | undefined, recorder: Recorder): Promise<void> {
+  if (audit === undefined) return
+  try {
+    await audit.lateCheck()
+  } catch (error) {
+    // unchecked is not clean: the run fails as a policy violation that names the failure
+    reportAudit(
+      {
+        changed: 0,
+        complete: false,
+        violations: [
+          {
+            path: '.',
+            change: 'changed',
+            rule: AUDIT_INCOMPLETE,
+            reason: `the workspace audit after the session failed: ${messageOf(error)}`,
+            reverted: false,
+            note: 'not checked'
+          }
+        ]
+      },
+      recorder
+    )
+  } finally {
+    audit.discard()
   }
 }
 

@@ -280,10 +280,62 @@ describeWithSandbox('the workspace audit', () => {
     })
     expect(result.outputs.status).toBe('completed')
     expect(ws.read('src/a.js')).toBe('1')
-    expect(result.report!.audit).toMatchObject({ checks: 1, violations: [], complete: true })
+    // after the agent's work, and once more when the CLI (and all it started) is gone
+    expect(result.report!.audit).toMatchObject({ checks: 2, violations: [], complete: true })
     expect(result.report!.audit!.changed).toBeGreaterThanOrEqual(1)
     expect(result.summary).toMatch(
       /\*\*Workspace audit:\*\* \d+ paths? changed while the agent worked; nothing the write rules forbid/
     )
+  })
+
+  /**
+   * A process the agent leaves running (the bash tool's `mode: async`, `detach` to survive the
+   * session), writing `.npmrc` after `ms`.
+   */
+  function lateWriter(ms: number, detach: boolean): Script {
+    ws.write('late.js', `setTimeout(() => require('fs').writeFileSync('.npmrc', 'late'), ${ms})\n`)
+    return [
+      {
+        toolCalls: [
+          {
+            name: 'bash',
+            arguments: { command: 'node late.js', description: 'x', mode: 'async', detach }
+          }
+        ]
+      },
+      { toolCalls: [{ name: 'task_complete', arguments: { summary: 'done' } }] }
+    ]
+  }
+
+  it('a write by a process the agent left running, during the verify commands, is reverted too', async () => {
+    model = await startModelServer(lateWriter(1000, false))
+    const result = await runAction({
+      workspace: ws,
+      inputs: {
+        ...scriptedInputs(model.url),
+        'provider-api-key': 'k',
+        comment: 'off',
+        'verify-commands': 'sleep 3'
+      },
+      env: ws.env
+    })
+    expect(result.outputs.status).toBe('policy-violation')
+    expect(result.report!.audit!.violations).toEqual([
+      expect.objectContaining({ path: '.npmrc', change: 'created', reverted: true })
+    ])
+    expect(ws.read('.npmrc')).toBeUndefined()
+  })
+
+  it('a detached process the agent left running cannot write after the run', async () => {
+    model = await startModelServer(lateWriter(3000, true))
+    const result = await runAction({
+      workspace: ws,
+      inputs: { ...scriptedInputs(model.url), 'provider-api-key': 'k', comment: 'off' },
+      env: ws.env
+    })
+    expect(await waitGone(result.cliPids)).toEqual([])
+    await new Promise((resolve) => setTimeout(resolve, 4000))
+    expect(ws.read('.npmrc')).toBeUndefined()
+    expect(result.outputs.status).toBe('completed')
   })
 })

@@ -225,6 +225,18 @@ describe('audit', () => {
     expect(read('.github/workflows/ci.yml')).toBe('on: push\n')
   })
 
+  it('a tree that grows past what the audit walks fails the run rather than pass unchecked', async () => {
+    const { p } = await protection(CI_FIX)
+    const snap = await snapshot(ws.dir, store, p)
+    for (let i = 0; i < 30; i++) write(`src/gen/f${i}.js`, 'x\n')
+    const limit = snap.entries.size + 10
+    const result = await audit(snap, { decide: p.decide, limit })
+    expect(result.complete).toBe(false)
+    expect(result.violations).toEqual([
+      expect.objectContaining({ path: '.', rule: 'audit-incomplete', reverted: false })
+    ])
+  })
+
   it('the snapshot writes nothing into the repository', async () => {
     const { p } = await protection(NARROW)
     write('untracked.txt', 'u\n')

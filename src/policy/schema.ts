@@ -41,7 +41,8 @@ export const BUILT_IN_IDS = [
   'links-then-writes',
   // not the engine's: the OS sandbox's denials and the workspace audit's git check
   'sandbox',
-  'git-internals'
+  'git-internals',
+  'audit-incomplete'
 ] as const
 
 export const RULE_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/

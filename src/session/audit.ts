@@ -72,6 +72,9 @@ export interface AuditResult {
 /** Decides a write of an absolute path (the policy's `decide({kind: 'write'})`). */
 export type DecideWrite = (absolutePath: string) => Decision
 
+/** The rule of the violation an audit cut short by its entry limit reports. */
+export const AUDIT_INCOMPLETE = 'audit-incomplete'
+
 /** Walks past this many entries are cut short (and the report says the audit was incomplete). */
 export const MAX_ENTRIES = 400_000
 /** Protected files larger than this are not copied (a change is reported, not reverted). */
@@ -400,6 +403,13 @@ export interface AuditOptions {
   approved?: ReadonlySet<string>
   /** Revert the violations (default true). */
   revert?: boolean
+  /** The walk's entry limit (default MAX_ENTRIES). */
+  limit?: number
+  /**
+   * Only what an explicit rule forbids counts (a protected path, git's config and hooks): for the
+   * window of the verify commands, which are the workflow's and may leave files no rule names.
+   */
+  protectedOnly?: boolean
 }
 
 /**
@@ -407,7 +417,7 @@ export interface AuditOptions {
  * violations (deepest first for removals, shallowest first for restores).
  */
 export async function audit(snap: Snapshot, options: AuditOptions): Promise<AuditResult> {
-  const now = walk(snap.root)
+  const now = walk(snap.root, options.limit)
   const changes: Array<{ rel: string; change: Change }> = []
   for (const [rel, entry] of now.entries) {
     const before = snap.entries.get(rel)
@@ -427,7 +437,8 @@ export async function audit(snap: Snapshot, options: AuditOptions): Promise<Audi
     const entry = now.entries.get(rel) ?? snap.entries.get(rel)
     if (entry?.type === 'dir' && snap.entries.get(rel)?.type !== 'file') continue
     const why = verdict(rel, snap, options.decide, approved)
-    if (why !== undefined) candidates.push({ rel, change, ...why })
+    if (why === undefined || (options.protectedOnly === true && why.rule === 'default')) continue
+    candidates.push({ rel, change, ...why })
   }
   // what no rule names (`default`) and git ignores is build output, not the agent's change
   const loose = candidates.filter((c) => c.rule === 'default').map((c) => c.rel)
@@ -476,6 +487,18 @@ export async function audit(snap: Snapshot, options: AuditOptions): Promise<Audi
     )
   }
   violations.sort((a, b) => a.path.localeCompare(b.path))
+  if (snap.complete && !now.complete) {
+    // the agent's work made the tree too large to walk: what lies beyond is unchecked, so the
+    // run cannot be called clean (fail closed)
+    violations.push({
+      path: '.',
+      change: 'changed',
+      rule: AUDIT_INCOMPLETE,
+      reason: `the workspace grew past ${MAX_ENTRIES.toLocaleString('en-US')} entries while the agent worked, and the audit could not check the rest`,
+      reverted: false,
+      note: 'not checked'
+    })
+  }
   return { changed: changes.length, violations, complete: snap.complete && now.complete }
 }
 
@@ -507,12 +530,17 @@ export function discard(snap: Snapshot): void {
   fs.rmSync(snap.storeDir, { recursive: true, force: true })
 }
 
+/** One check's result as the run records it: each violation with the command that names it. */
+export type AuditReport = AuditResult & { violations: Array<Violation & { command?: string }> }
+
 /** What the run's audit needs of the run. */
 export interface WorkspaceAuditOptions {
   root: string
   storeDir: string
   protection: Protection
   /** The state's tools and permissions: who did it, and which ask writes a person approved. */
+  /** Records a check's result (the run's recorder; the log). */
+  report: (result: AuditReport) => void
   evidence: () => {
     tools: ReadonlyArray<{ name: string; target?: string }>
     permissions: ReadonlyArray<{
@@ -554,8 +582,14 @@ export class WorkspaceAudit {
     )
   }
 
-  /** Checks and reverts what the agent's work changed; the violations name the command. */
-  async check(): Promise<AuditResult & { violations: Array<Violation & { command?: string }> }> {
+  /** Whether a check ran: after it, `lateCheck` looks for writes that came after it. */
+  private checked = false
+
+  /**
+   * Checks and reverts what the agent's work changed since the baseline, reports it (the
+   * violations name the command), and makes the workspace as it is now the next baseline.
+   */
+  async check(options: { protectedOnly?: boolean } = {}): Promise<void> {
     const { tools, permissions } = this.options.evidence()
     const approved = new Set<string>()
     for (const p of permissions) {
@@ -564,14 +598,29 @@ export class WorkspaceAudit {
         continue
       approved.add(path.relative(this.options.root, path.resolve(this.options.root, file)))
     }
-    const result = await audit(this.baseline, { decide: this.options.protection.decide, approved })
-    return {
+    const result = await audit(this.baseline, {
+      decide: this.options.protection.decide,
+      approved,
+      ...options
+    })
+    this.checked = true
+    this.options.report({
       ...result,
       violations: result.violations.map((v) => {
         const command = commandNaming(tools, v.path)
         return command === undefined ? v : { ...v, command }
       })
-    }
+    })
+    await this.rebaseline()
+  }
+
+  /**
+   * Once the CLI is gone (and every process the agent started in its sandbox with it): what
+   * changed since the last check or baseline — a background process that wrote after the
+   * agent said it was done — is checked and reverted like the rest.
+   */
+  async lateCheck(): Promise<void> {
+    if (this.checked) await this.check()
   }
 
   discard(): void {

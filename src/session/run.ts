@@ -389,6 +389,9 @@ export class Run {
       await this.checkWorkspace()
       if (verifyCommands.length > 0) recorder.record({ type: 'phase', phase: 'verify' })
       const passed = await runCommands(sessionId, 'verify', verifyCommands, this.commandOptions())
+      // What the verify commands leave is the workflow's, but a process the agent left running
+      // may write meanwhile: only what an explicit rule forbids counts for this window.
+      if (verifyCommands.length > 0) await this.checkWorkspace({ protectedOnly: true })
       if (signal.aborted) return { kind: 'cancelled', during: 'verify' }
       const state = recorder.state
       if (passed || attempt >= retries || state.completion?.state !== 'accepted' || api.isClosed) {
@@ -398,7 +401,6 @@ export class Run {
       this.options.log.info(
         `A verify command failed: sending it back to the agent (repair ${attempt + 1} of ${retries})`
       )
-      await this.options.audit?.rebaseline()
       this.agentWorked = true
       this.questions = new AbortController()
       recorder.record({ type: 'repair', attempt: attempt + 1 })
@@ -430,18 +432,12 @@ export class Run {
    * The workspace audit after the agent's work: what the write rules forbid is put back, and
    * recorded (the run then ends `policy-violation`). Once per agent turn.
    */
-  private async checkWorkspace(): Promise<void> {
-    const { audit, log, recorder } = this.options
-    if (audit === undefined || !this.agentWorked) return
+  private async checkWorkspace(options: { protectedOnly?: boolean } = {}): Promise<void> {
+    const { audit, log } = this.options
+    if (audit === undefined || (!this.agentWorked && options.protectedOnly !== true)) return
     this.agentWorked = false
     try {
-      const result = await audit.check()
-      recorder.record({ type: 'audit', result })
-      for (const v of result.violations) {
-        log.warning(
-          `Workspace audit: ${v.path} was ${v.change}, which ${v.rule === 'default' ? 'no write rule allows' : `rule ${v.rule} forbids`}${v.command ? ` (the command: ${v.command})` : ''}; ${v.reverted ? 'put back' : `NOT put back: ${v.note ?? 'unknown reason'}`}`
-        )
-      }
+      await audit.check(options)
     } catch (error) {
       log.warning(`The workspace audit failed: ${messageOf(error)}`)
       throw error
