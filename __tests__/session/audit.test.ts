@@ -214,6 +214,43 @@ describe('audit', () => {
     expect(read('README.md')).toBe('# hi\n')
   })
 
+  it('a directory replaced by a link out of the workspace: the restore lands inside, never through the link', async () => {
+    const { p } = await protection(CI_FIX)
+    const snap = await snapshot(ws.dir, store, p)
+    const outside = `${ws.dir}-outside`
+    fs.mkdirSync(outside)
+    fs.writeFileSync(path.join(outside, '.npmrc'), 'the host file\n')
+    try {
+      fs.rmSync(path.join(ws.dir, 'web'), { recursive: true })
+      fs.symlinkSync(outside, path.join(ws.dir, 'web'))
+      const result = await audit(snap, { decide: p.decide })
+      // the link itself writes outside the workspace (the engine's own check), and the protected
+      // file it hid is gone from the workspace: both put back
+      expect(result.violations.map((v) => [v.path, v.change, v.rule, v.reverted])).toEqual([
+        ['web', 'changed', 'outside-workspace', true],
+        ['web/.npmrc', 'deleted', 'ci-fix/protected-files', true]
+      ])
+      // the host's file is untouched; the workspace has its directory and file back
+      expect(fs.readFileSync(path.join(outside, '.npmrc'), 'utf8')).toBe('the host file\n')
+      expect(fs.lstatSync(path.join(ws.dir, 'web')).isDirectory()).toBe(true)
+      expect(read('web/.npmrc')).toBe('registry=https://registry.npmjs.org/\n')
+    } finally {
+      fs.rmSync(outside, { recursive: true, force: true })
+    }
+  })
+
+  it('a directory replaced by a link inside the workspace: the protected file comes back in its own place', async () => {
+    const { p } = await protection(CI_FIX)
+    const snap = await snapshot(ws.dir, store, p)
+    fs.rmSync(path.join(ws.dir, 'web'), { recursive: true })
+    fs.symlinkSync('src', path.join(ws.dir, 'web'))
+    const result = await audit(snap, { decide: p.decide })
+    expect(result.violations).toMatchObject([{ path: 'web/.npmrc', reverted: true }])
+    expect(fs.lstatSync(path.join(ws.dir, 'web')).isDirectory()).toBe(true)
+    expect(read('web/.npmrc')).toBe('registry=https://registry.npmjs.org/\n')
+    expect(read('src/.npmrc')).toBeUndefined()
+  })
+
   it('outside a git repository, a protected file is still restored from its copy', async () => {
     fs.rmSync(path.join(ws.dir, '.git'), { recursive: true })
     const { p } = await protection(CI_FIX)

@@ -305,7 +305,7 @@ export async function snapshot(
     if (!candidate) continue
     const copy = path.join(storeDir, 'files', String(n++))
     try {
-      fs.copyFileSync(path.join(root, rel), copy)
+      copyRegularFile(path.join(root, rel), copy)
       saved.set(rel, copy)
     } catch {
       // unreadable: a change is reported, not reverted
@@ -327,13 +327,57 @@ async function ignoredAmong(root: string, paths: readonly string[]): Promise<Set
   return new Set(result.stdout.split('\0').filter((p) => p !== ''))
 }
 
+/**
+ * Copies a regular file without following a link in its place (a link swapped in while the agent
+ * still runs must not make the action read a file outside the workspace).
+ */
+function copyRegularFile(source: string, dest: string): void {
+  const fd = fs.openSync(source, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW)
+  try {
+    if (!fs.fstatSync(fd).isFile()) throw new Error(`${source} is not a regular file`)
+    fs.writeFileSync(dest, fs.readFileSync(fd), { flag: 'wx', mode: 0o600 })
+  } finally {
+    fs.closeSync(fd)
+  }
+}
+
+/**
+ * Makes every directory on the way from the root to `rel` a real directory again: one the agent
+ * replaced by a link (or a file) would make the action's own writes and removals land outside
+ * the workspace. Returns why it could not, or undefined.
+ */
+function realParents(snap: Snapshot, rel: string): string | undefined {
+  const parts = rel.split('/').slice(0, -1)
+  for (let i = 1; i <= parts.length; i++) {
+    const dir = parts.slice(0, i).join('/')
+    const full = path.join(snap.root, dir)
+    let stat: fs.Stats | undefined
+    try {
+      stat = fs.lstatSync(full)
+    } catch {
+      stat = undefined
+    }
+    if (stat?.isDirectory()) continue
+    const before = snap.entries.get(dir)
+    if (stat !== undefined && before?.type !== 'dir') {
+      return `${dir} is no longer a directory, and was not one before either`
+    }
+    // a link or file in the place of a directory goes (unlink never follows), the directory returns
+    if (stat !== undefined) fs.rmSync(full, { force: true })
+    fs.mkdirSync(full, { mode: (before?.mode ?? 0o755) & 0o7777 })
+  }
+  return undefined
+}
+
 /** Puts `rel` back as the snapshot had it; returns why it could not, or undefined. */
 async function restore(snap: Snapshot, rel: string, before: Entry): Promise<string | undefined> {
   const full = path.join(snap.root, rel)
-  fs.mkdirSync(path.dirname(full), { recursive: true })
+  const parents = realParents(snap, rel)
+  if (parents !== undefined) return parents
   removePath(full)
+  const mode = before.mode & 0o7777
   if (before.type === 'dir') {
-    fs.mkdirSync(full, { recursive: true, mode: before.mode & 0o7777 })
+    fs.mkdirSync(full, { mode })
     return undefined
   }
   if (before.type === 'link') {
@@ -341,21 +385,15 @@ async function restore(snap: Snapshot, rel: string, before: Entry): Promise<stri
     return undefined
   }
   if (before.type !== 'file') return 'not a regular file'
+  let content: Buffer | undefined
   const copy = snap.saved.get(rel)
-  if (copy !== undefined) {
-    fs.copyFileSync(copy, full)
-    fs.chmodSync(full, before.mode & 0o7777)
-    return undefined
-  }
-  if (snap.tree !== undefined) {
-    const blob = await gitBlob(snap, rel)
-    if (blob !== undefined) {
-      fs.writeFileSync(full, blob, { mode: before.mode & 0o7777 })
-      fs.chmodSync(full, before.mode & 0o7777)
-      return undefined
-    }
-  }
-  return 'no copy of it was kept (ignored by git, or too large)'
+  if (copy !== undefined) content = fs.readFileSync(copy)
+  else if (snap.tree !== undefined) content = await gitBlob(snap, rel)
+  if (content === undefined) return 'no copy of it was kept (ignored by git, or too large)'
+  // `wx`: never through a link that appeared in its place meanwhile
+  fs.writeFileSync(full, content, { flag: 'wx', mode })
+  fs.chmodSync(full, mode)
+  return undefined
 }
 
 function gitBlob(snap: Snapshot, rel: string): Promise<Buffer | undefined> {
@@ -461,7 +499,8 @@ export async function audit(snap: Snapshot, options: AuditOptions): Promise<Audi
     if (revert) {
       try {
         if (c.change === 'created') {
-          removePath(path.join(snap.root, c.rel))
+          note = realParents(snap, c.rel)
+          if (note === undefined) removePath(path.join(snap.root, c.rel))
         } else {
           const before = snap.entries.get(c.rel)
           note = before ? await restore(snap, c.rel, before) : 'not in the snapshot'
