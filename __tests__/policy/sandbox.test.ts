@@ -7,6 +7,7 @@ import { resolvePolicyText } from '../../src/policy/load.js'
 import { HOME_CREDENTIALS } from '../../src/policy/sensitive.js'
 import { inScratchArea } from '../../src/policy/scratch-areas.js'
 import {
+  HOME_CACHES,
   protectedNames,
   sandboxConfigFor,
   sandboxNetwork,
@@ -142,7 +143,13 @@ describe('sandboxConfigFor', () => {
     expect(fsPolicy.deniedPaths).toContain('/home/runner/.ssh')
     expect(fsPolicy.deniedPaths).toContain('/home/runner/.config/gh')
     // toolchains readable, never writable
-    expect(fsPolicy.readonlyPaths).toEqual(['/usr/local', '/opt', '/opt/hostedtoolcache'])
+    expect(fsPolicy.readonlyPaths).toEqual([
+      '/usr/local',
+      '/opt',
+      '/opt/hostedtoolcache',
+      // HOME's caches and toolchains the CLI would bind read-write (they exist here)
+      ...HOME_CACHES.map((name) => `/home/runner/${name}`)
+    ])
   })
 
   it('without GITHUB_ACTION_PATH the bundle directory is denied', async () => {
@@ -263,6 +270,26 @@ rules:
     )
     expect(elsewhere.userPolicy.filesystem.deniedPaths).toEqual(['/tmp', '/var/tmp', '/dev/shm'])
     expect(elsewhere.userPolicy.filesystem.readonlyPaths).not.toContain('/tmp')
+  })
+
+  it("HOME's caches: read-only where they exist, a private tmpfs where they do not (the CLI would make them)", async () => {
+    const exists = (p: string): boolean =>
+      p !== '/home/runner/.npm' && p !== '/home/runner/.cache/yarn'
+    const config = await configOf(EXAMPLE_POLICY, facts({ exists }))
+    const { readonlyPaths, deniedPaths } = config.userPolicy.filesystem
+    expect(readonlyPaths).toEqual(
+      expect.arrayContaining(['/home/runner/.cache', '/home/runner/.node-gyp'])
+    )
+    expect(readonlyPaths).not.toContain('/home/runner/.npm')
+    expect(deniedPaths).toEqual(
+      expect.arrayContaining(['/home/runner/.npm', '/home/runner/.cache/yarn'])
+    )
+    // a workspace inside one keeps its binding
+    const inCache = await configOf(
+      EXAMPLE_POLICY,
+      facts({ workingDirectory: '/home/runner/.cache/work/repo' })
+    )
+    expect(inCache.userPolicy.filesystem.readonlyPaths).not.toContain('/home/runner/.cache')
   })
 
   it('the protected paths that exist inside the workspace are read-only; none outside it', async () => {

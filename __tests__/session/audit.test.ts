@@ -100,7 +100,7 @@ describe('protectedPaths', () => {
     const { p } = await protection(CI_FIX)
     const snap = await snapshot(ws.dir, store, p)
     expect(protectedPaths(snap, p).sort()).toEqual(
-      ['.git/config', '.git/hooks', '.github', 'web/.npmrc'].sort()
+      ['.git/config', '.git/hooks', '.git/info', '.github', 'web/.npmrc'].sort()
     )
   })
 
@@ -108,7 +108,7 @@ describe('protectedPaths', () => {
     const { p } = await protection(NARROW)
     const snap = await snapshot(ws.dir, store, p)
     expect(protectedPaths(snap, p).sort()).toEqual(
-      ['.git/config', '.git/hooks', '.github', 'web/.npmrc'].sort()
+      ['.git/config', '.git/hooks', '.git/info', '.github', 'web/.npmrc'].sort()
     )
   })
 })
@@ -249,6 +249,35 @@ describe('audit', () => {
     expect(fs.lstatSync(path.join(ws.dir, 'web')).isDirectory()).toBe(true)
     expect(read('web/.npmrc')).toBe('registry=https://registry.npmjs.org/\n')
     expect(read('src/.npmrc')).toBeUndefined()
+  })
+
+  it("git's other control files: commondir, info/attributes, a .git swapped for a gitdir file", async () => {
+    const { p } = await protection('version: 1\nrules:\n  - { decision: allow, write: ["**"] }\n')
+    const snap = await snapshot(ws.dir, store, p)
+    write('.git/commondir', '../build/g\n')
+    write('.git/info/attributes', '* filter=x\n')
+    const result = await audit(snap, { decide: p.decide })
+    expect(result.violations.map((v) => [v.path, v.change, v.rule, v.reverted])).toEqual([
+      ['.git/commondir', 'created', 'git-internals', true],
+      ['.git/info/attributes', 'created', 'git-internals', true]
+    ])
+    // the repository itself swapped for a pointer to a git directory of the agent's
+    const again = await snapshot(ws.dir, store, p)
+    fs.renameSync(path.join(ws.dir, '.git'), path.join(ws.dir, 'moved-git'))
+    write('.git', 'gitdir: moved-git\n')
+    const swapped = await audit(again, { decide: p.decide })
+    expect(swapped.violations[0]).toMatchObject({
+      path: '.git',
+      change: 'changed',
+      rule: 'git-internals',
+      reverted: false
+    })
+    // what was inside it is reported, not made again outside a repository
+    const inside = swapped.violations.slice(1)
+    expect(inside.length).toBeGreaterThan(0)
+    expect(inside.every((v) => v.path.startsWith('.git/') && !v.reverted)).toBe(true)
+    // the pointer is gone: git finds no repository to run anything from
+    expect(fs.existsSync(path.join(ws.dir, '.git'))).toBe(false)
   })
 
   it('outside a git repository, a protected file is still restored from its copy', async () => {

@@ -98,6 +98,98 @@ export const RUNNER_FILE_VARIABLES = [
 const READONLY_PREFIXES = ['/usr/local', '/opt']
 
 /**
+ * Caches and toolchains under HOME the CLI's sandbox binds for the tools it recognizes in the
+ * project (measured, CLI 1.0.102: its "dev-tool access", made on the host when missing and bound
+ * read-write): code later steps of the job run outside the sandbox (`npx`, corepack's pnpm and
+ * yarn, node-gyp headers, cargo and go sources, gradle and maven artifacts, node and python
+ * installs). One that exists stays readable, for builds that need it, but read-only; one that
+ * does not is a private tmpfs inside the sandbox.
+ */
+export const HOME_CACHES = [
+  // the CLI's grants by tool (strings of its runtime, 1.0.102), a more specific one winning over
+  // its parent: each is listed, not only `.cache`
+  '.npm',
+  '.pnpm-store',
+  '.local/share/pnpm',
+  '.local/share/pnpm/store',
+  '.yarn',
+  '.yarn/berry',
+  '.yarnrc',
+  '.bun/install/cache',
+  '.deno',
+  '.volta/bin',
+  '.volta/tools',
+  '.nvm/versions',
+  '.nvm/alias',
+  '.asdf/bin',
+  '.asdf/libexec',
+  '.asdf/installs/nodejs',
+  '.asdf/shims',
+  '.local/share/mise/installs/node',
+  '.local/share/mise/shims',
+  '.cache',
+  '.cache/go-build',
+  '.cache/node',
+  '.cache/node/corepack',
+  '.cache/electron',
+  '.cache/ms-playwright',
+  '.cache/yarn',
+  '.cache/deno',
+  '.cache/node-gyp',
+  '.cache/pip',
+  '.cache/pypoetry',
+  '.cache/ccache',
+  '.cache/sccache',
+  '.node-gyp',
+  '.electron-gyp',
+  '.rustup/toolchains',
+  '.rustup/settings.toml',
+  '.cargo/registry',
+  '.cargo/git',
+  '.cargo/bin',
+  '.cargo/.package-cache',
+  '.cargo/.global-cache',
+  'go/pkg/mod',
+  'go/bin',
+  '.local/share/virtualenv',
+  '.local/share/pipx',
+  '.pyenv/versions',
+  '.pyenv/shims',
+  '.pyenv/libexec',
+  '.pyenv/version',
+  '.m2/repository',
+  '.sdkman/candidates',
+  '.gradle/gradle.properties',
+  '.gradle/caches',
+  '.gradle/wrapper/dists',
+  '.nuget/packages',
+  '.local/share/NuGet/v3-cache',
+  '.gem/ruby',
+  '.bundle/cache',
+  '.rbenv/versions',
+  '.rbenv/shims',
+  '.rbenv/libexec',
+  '.rbenv/version',
+  '.rvm/rubies',
+  '.gemrc',
+  '.sccache',
+  '.conan2/p',
+  '.conan2/b',
+  '.conan2/settings.yml',
+  '.conan2/global.conf'
+]
+
+/** HOME's caches (HOME_CACHES) as absolute paths, less any that holds what the sandbox keeps. */
+function homeCaches(facts: SandboxFacts): string[] {
+  const home = absolute(facts.env.HOME)
+  if (home === undefined) return []
+  const kept = keptPaths(facts)
+  return HOME_CACHES.map((name) => path.join(home, name)).filter(
+    (cache) => !kept.some((k) => within(cache, k) || within(k, cache))
+  )
+}
+
+/**
  * What the runner's installation keeps that no command may read: its registration and
  * credentials (the private key of a self-hosted runner) and its diagnostic logs.
  */
@@ -278,6 +370,8 @@ export function sandboxConfigFor(policy: SandboxPolicy, facts: SandboxFacts): Sa
   const outside = unique([
     ...READONLY_PREFIXES,
     ...(toolCache ? [toolCache] : []),
+    // the CLI would bind these read-write (a workspace inside one keeps its own binding)
+    ...homeCaches(facts).filter((cache) => facts.exists(cache)),
     // a scratch area holding what the sandbox keeps reachable: the CLI would bind it read-write
     ...SCRATCH_AREAS.filter((area) => kept.some((k) => within(area, k)))
   ]).filter(
@@ -295,7 +389,12 @@ export function sandboxConfigFor(policy: SandboxPolicy, facts: SandboxFacts): Sa
       filesystem: {
         readwritePaths: readwrite,
         readonlyPaths: [...outside, ...inside],
-        deniedPaths: denied.filter((p) => facts.exists(p))
+        // a cache that does not exist yet: the CLI would make it on the host and bind it
+        // read-write; denied, it is a private tmpfs inside the sandbox instead
+        deniedPaths: [
+          ...denied.filter((p) => facts.exists(p)),
+          ...homeCaches(facts).filter((cache) => !facts.exists(cache))
+        ]
       }
     }
   }

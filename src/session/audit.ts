@@ -81,11 +81,25 @@ export const MAX_ENTRIES = 400_000
 const MAX_SAVED_BYTES = 4 * 1024 * 1024
 
 /** Inside a `.git` directory only these are walked: what git runs or obeys. */
-const GIT_WATCHED = new Set(['config', 'hooks'])
+const GIT_WATCHED = new Set([
+  'config',
+  'config.worktree',
+  'hooks',
+  // attributes (filter drivers), exclude: what git obeys
+  'info',
+  // `commondir` and worktrees' own `gitdir`/`commondir` send git to another config and hooks
+  'commondir',
+  'worktrees'
+])
 
-/** True for `.git/config`, `.git/hooks/...` (and a submodule's under `.git/modules/<m>/`). */
+/**
+ * True for what git runs or obeys in a repository: `.git` itself (a directory swapped for a
+ * `gitdir:` file or a link sends git elsewhere), its config, hooks, `info/`, `commondir` and
+ * worktrees (and a submodule's under `.git/modules/<m>/`).
+ */
 export function isGitControl(rel: string): boolean {
   const parts = rel.split('/')
+  if (parts.at(-1) === '.git') return true
   const at = parts.indexOf('.git')
   if (at < 0) return false
   let rest = parts.slice(at + 1)
@@ -175,7 +189,7 @@ function git(
       args,
       {
         cwd,
-        env: { ...process.env, GIT_TERMINAL_PROMPT: '0', ...env },
+        env: { ...withoutGitVariables(process.env), ...env },
         maxBuffer: 256 * 1024 * 1024,
         encoding: 'utf8'
       },
@@ -188,6 +202,11 @@ function git(
   })
 }
 
+/** The action's environment without any GIT_* variable (the audit sets its own). */
+function withoutGitVariables(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(env).filter(([name]) => !name.startsWith('GIT_')))
+}
+
 /** `git -c` settings as environment variables (GIT_CONFIG_COUNT, GIT_CONFIG_KEY_n, ...). */
 function gitConfigEnv(pairs: ReadonlyArray<readonly [string, string]>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { GIT_CONFIG_COUNT: String(pairs.length) }
@@ -198,36 +217,37 @@ function gitConfigEnv(pairs: ReadonlyArray<readonly [string, string]>): NodeJS.P
   return env
 }
 
-/** The environment that keeps git's objects for the snapshot in the store, not the repository. */
+/**
+ * The environment of every git command the audit runs: a git directory of its own in the store,
+ * the workspace as its work tree. Nothing of the repository's git directory is read — its config
+ * (filter drivers, fsmonitor), hooks, `commondir`, object store — nor the machine's or the user's
+ * config: the agent may have written any of them, and these commands run outside the sandbox,
+ * with the action's environment. Only the work tree's own `.gitignore` files are obeyed.
+ */
 function storeEnv(root: string, storeDir: string): NodeJS.ProcessEnv {
   return {
+    GIT_DIR: path.join(storeDir, 'git'),
+    GIT_WORK_TREE: root,
     GIT_INDEX_FILE: path.join(storeDir, 'index'),
-    GIT_OBJECT_DIRECTORY: path.join(storeDir, 'objects'),
-    GIT_ALTERNATE_OBJECT_DIRECTORIES: path.join(root, '.git', 'objects'),
-    // the snapshot is the workflow's own reading of the tree: no fsmonitor, no hook, and the
-    // files as they are (a clean filter such as git-lfs's, configured on the runners, would
-    // write into the repository's own store and keep a pointer instead of the content)
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_CONFIG_GLOBAL: '/dev/null',
+    GIT_TERMINAL_PROMPT: '0',
     ...gitConfigEnv([
+      ['core.bare', 'false'],
       ['core.fsmonitor', 'false'],
       ['core.hooksPath', '/dev/null'],
-      ['filter.lfs.clean', 'cat'],
-      ['filter.lfs.process', ''],
-      ['filter.lfs.required', 'false']
+      ['core.excludesFile', '/dev/null'],
+      ['core.autocrlf', 'false']
     ])
   }
 }
 
-/** A git tree of the working tree's non-ignored files, written to the store's own objects. */
+/** A git tree of the working tree's non-ignored files, in the store's own git directory. */
 async function gitTree(root: string, storeDir: string): Promise<string | undefined> {
-  if (!fs.existsSync(path.join(root, '.git', 'objects'))) return undefined
-  fs.mkdirSync(path.join(storeDir, 'objects'), { recursive: true })
-  // the repository's index as a start: only files changed since it are hashed again
-  try {
-    fs.copyFileSync(path.join(root, '.git', 'index'), path.join(storeDir, 'index'))
-  } catch {
-    // a repository without commits or index: every file is hashed
-  }
+  if (!fs.existsSync(path.join(root, '.git'))) return undefined
   const env = storeEnv(root, storeDir)
+  const init = await git(root, ['init', '-q', '--template='], env)
+  if (init.code !== 0) return undefined
   const added = await git(root, ['add', '-A', '--', '.'], env)
   if (added.code !== 0) return undefined
   const tree = await git(root, ['write-tree'], env)
@@ -265,8 +285,9 @@ export function protectedPaths(snap: Snapshot, protection: Protection): string[]
     const name = (parts.at(-1) ?? '').toLowerCase()
     if (name === '.git' && entry.type === 'dir') continue
     if (isGitControl(rel)) {
-      // the file or directory itself, not what is below hooks/
-      if (GIT_WATCHED.has(parts.at(-1) ?? '') && parts.at(-2) !== 'hooks') out.push(rel)
+      // each watched file or directory itself (not what is below one), and a `gitdir:` file
+      const watched = GIT_WATCHED.has(parts.at(-1) ?? '') && parts.at(-2) === '.git'
+      if (watched || (name === '.git' && entry.type === 'file')) out.push(rel)
       continue
     }
     if (!parts.some((p) => protection.names.has(p.toLowerCase()))) continue
@@ -316,12 +337,12 @@ export async function snapshot(
 }
 
 /** What git ignores among `paths` (relative), by the tree's own ignore files. */
-async function ignoredAmong(root: string, paths: readonly string[]): Promise<Set<string>> {
-  if (paths.length === 0 || !fs.existsSync(path.join(root, '.git'))) return new Set()
+async function ignoredAmong(snap: Snapshot, paths: readonly string[]): Promise<Set<string>> {
+  if (paths.length === 0 || snap.tree === undefined) return new Set()
   const result = await git(
-    root,
-    ['-c', 'core.fsmonitor=false', 'check-ignore', '--no-index', '-z', '--stdin'],
-    {},
+    snap.root,
+    ['check-ignore', '--no-index', '-z', '--stdin'],
+    storeEnv(snap.root, snap.storeDir),
     paths.join('\0') + '\0'
   )
   return new Set(result.stdout.split('\0').filter((p) => p !== ''))
@@ -358,6 +379,8 @@ function realParents(snap: Snapshot, rel: string): string | undefined {
       stat = undefined
     }
     if (stat?.isDirectory()) continue
+    // a repository moved away is not made again from its config and hooks alone
+    if (path.posix.basename(dir) === '.git') return `${dir} is no longer a directory`
     const before = snap.entries.get(dir)
     if (stat !== undefined && before?.type !== 'dir') {
       return `${dir} is no longer a directory, and was not one before either`
@@ -375,6 +398,11 @@ async function restore(snap: Snapshot, rel: string, before: Entry): Promise<stri
   const parents = realParents(snap, rel)
   if (parents !== undefined) return parents
   removePath(full)
+  if (path.posix.basename(rel) === '.git' && before.type === 'dir') {
+    // what took its place is gone (git finds no repository to run a planted program from), but
+    // the repository itself was moved, and cannot be put back
+    return "the repository's .git directory was moved away; what took its place was removed"
+  }
   const mode = before.mode & 0o7777
   if (before.type === 'dir') {
     fs.mkdirSync(full, { mode })
@@ -403,7 +431,7 @@ function gitBlob(snap: Snapshot, rel: string): Promise<Buffer | undefined> {
       ['cat-file', 'blob', `${snap.tree ?? ''}:${rel}`],
       {
         cwd: snap.root,
-        env: { ...process.env, ...storeEnv(snap.root, snap.storeDir) },
+        env: { ...withoutGitVariables(process.env), ...storeEnv(snap.root, snap.storeDir) },
         encoding: 'buffer',
         maxBuffer: 512 * 1024 * 1024
       },
@@ -478,46 +506,42 @@ export async function audit(snap: Snapshot, options: AuditOptions): Promise<Audi
     if (why === undefined || (options.protectedOnly === true && why.rule === 'default')) continue
     candidates.push({ rel, change, ...why })
   }
-  // what no rule names (`default`) and git ignores is build output, not the agent's change
-  const loose = candidates.filter((c) => c.rule === 'default').map((c) => c.rel)
-  const ignored = await ignoredAmong(snap.root, loose)
-  const violations: Violation[] = []
-  const found = candidates.filter((c) => !(c.rule === 'default' && ignored.has(c.rel)))
-  // created paths are removed deepest first; changed and deleted ones restored shallowest first
-  const order = [...found].sort((a, b) =>
-    a.change === 'created' && b.change === 'created'
-      ? b.rel.length - a.rel.length
-      : a.change === 'created'
-        ? -1
-        : b.change === 'created'
-          ? 1
-          : a.rel.length - b.rel.length
-  )
   const revert = options.revert ?? true
-  for (const c of order) {
-    let note: string | undefined
-    if (revert) {
-      try {
-        if (c.change === 'created') {
-          note = realParents(snap, c.rel)
-          if (note === undefined) removePath(path.join(snap.root, c.rel))
-        } else {
-          const before = snap.entries.get(c.rel)
-          note = before ? await restore(snap, c.rel, before) : 'not in the snapshot'
-        }
-      } catch (error) {
-        note = error instanceof Error ? error.message : String(error)
-      }
+  const violations: Violation[] = []
+  const putBack = async (list: typeof candidates): Promise<void> => {
+    // created paths are removed deepest first; changed and deleted ones restored shallowest first
+    const order = [...list].sort((a, b) =>
+      a.change === 'created' && b.change === 'created'
+        ? b.rel.length - a.rel.length
+        : a.change === 'created'
+          ? -1
+          : b.change === 'created'
+            ? 1
+            : a.rel.length - b.rel.length
+    )
+    for (const c of order) {
+      const note = revert ? await revertOne(snap, c) : undefined
+      violations.push({
+        path: c.rel,
+        change: c.change,
+        rule: c.rule,
+        ...(c.reason ? { reason: c.reason } : {}),
+        reverted: revert && note === undefined,
+        ...(note ? { note } : {})
+      })
     }
-    violations.push({
-      path: c.rel,
-      change: c.change,
-      rule: c.rule,
-      ...(c.reason ? { reason: c.reason } : {}),
-      reverted: revert && note === undefined,
-      ...(note ? { note } : {})
-    })
   }
+  // What no rule names (`default`) and git ignores is build output, not the agent's change. By
+  // the ignore files as they were: a changed ignore file is put back first (it is never exempt
+  // itself: one could ignore itself and everything it hides).
+  const isIgnoreFile = (c: { rel: string }): boolean => path.posix.basename(c.rel) === '.gitignore'
+  await putBack(candidates.filter(isIgnoreFile))
+  const rest = candidates.filter((c) => !isIgnoreFile(c))
+  const ignored = await ignoredAmong(
+    snap,
+    rest.filter((c) => c.rule === 'default').map((c) => c.rel)
+  )
+  await putBack(rest.filter((c) => !(c.rule === 'default' && ignored.has(c.rel))))
   if (revert) {
     removeEmptied(
       snap,
@@ -561,6 +585,24 @@ function removeEmptied(
     } catch {
       // not empty: something the rules allow is in it
     }
+  }
+}
+
+/** Puts one violation back; returns why it could not, or undefined. */
+async function revertOne(
+  snap: Snapshot,
+  c: { rel: string; change: Change }
+): Promise<string | undefined> {
+  try {
+    if (c.change === 'created') {
+      const note = realParents(snap, c.rel)
+      if (note === undefined) removePath(path.join(snap.root, c.rel))
+      return note
+    }
+    const before = snap.entries.get(c.rel)
+    return before ? await restore(snap, c.rel, before) : 'not in the snapshot'
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error)
   }
 }
 
