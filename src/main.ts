@@ -12,7 +12,7 @@ import * as core from '@actions/core'
 import { cliHome, commandScratch, readInputs, type EarlyStart } from './cli/early.js'
 import { CliStarter, type StartedCli } from './cli/start.js'
 import { UserError, messageOf } from './errors.js'
-import { log } from './log.js'
+import { addSecrets, log, redactSecrets } from './log.js'
 import {
   PolicyError,
   loadPolicy,
@@ -49,7 +49,7 @@ import { setUpSandbox } from './session/sandbox-setup.js'
 
 /** The step fails with `message`, neutralized like every line of the log (src/log.ts). */
 function failStep(message: string): void {
-  core.setFailed(neutralizeWorkflowCommands(message))
+  core.setFailed(neutralizeWorkflowCommands(redactSecrets(message)))
 }
 
 export interface RunResult {
@@ -90,7 +90,7 @@ export async function run(
       failStep(messageOf(error))
       return { report: null, outputs: {} }
     }
-    for (const secret of settings.secrets) core.setSecret(secret)
+    addSecrets(settings.secrets)
     if (settings.mode === 'check-policy') return await checkPolicyOnly(settings, env)
     const event = readEvent(env)
     if (event.problem) log.warning(event.problem)
@@ -316,7 +316,7 @@ function stashCheckoutCredentials(
     record = stashCredentials(settings.raw.workspace, stashDir, {
       directories: [settings.workingDirectory],
       env,
-      onSecret: (secret) => core.setSecret(secret),
+      onSecret: (secret) => addSecrets([secret]),
       beforeChange: () => core.saveState(CREDENTIALS_STATE, stashDir)
     })
   } catch (error) {
