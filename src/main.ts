@@ -24,6 +24,7 @@ import {
 import { checkPolicy, testPolicy } from './policy/tool.js'
 import { protectedNames, sandboxConfigFor, sandboxNetwork } from './policy/sandbox.js'
 import { toReport } from './reporting/report.js'
+import { writeRedactedEvents } from './reporting/events-file.js'
 import { renderWorking } from './reporting/render.js'
 import { commentPublisher, commentTarget, publish, runUrl } from './reporting/publish.js'
 import { LiveComment, renderProgress } from './reporting/progress.js'
@@ -287,16 +288,40 @@ async function runAgent(
     const events = sessionId
       ? path.join(cliHome(settings), 'session-state', sessionId, 'events.jsonl')
       : undefined
+    // The CLI's own file holds raw secrets when any reached the session: the output points at a
+    // redacted copy, written once the CLI is gone (it writes events until it exits).
+    await stopped?.catch(() => undefined)
+    const eventsPath =
+      events && fs.existsSync(events) ? await redactedEvents(events, settings, secrets) : undefined
     const outputs = await publish(report, {
       settings,
       comments,
       runUrl: link,
-      eventsPath: events && fs.existsSync(events) ? events : undefined
+      eventsPath
     })
     conclude(report, clean)
     return { report, outputs }
   } finally {
     await stopped
+  }
+}
+
+/**
+ * A redacted copy of the session's events.jsonl in the run's temp directory, or undefined (with a
+ * warning) when it cannot be written: the output then points at nothing, never at the raw file.
+ */
+async function redactedEvents(
+  events: string,
+  settings: Settings,
+  secrets: readonly string[]
+): Promise<string | undefined> {
+  try {
+    return await writeRedactedEvents(events, path.join(settings.tempDir, 'events.jsonl'), secrets)
+  } catch (error) {
+    log.warning(
+      `Could not write the redacted copy of the session's events (${messageOf(error)}): the output events-path is empty.`
+    )
+    return undefined
   }
 }
 
