@@ -429,8 +429,9 @@ function progressOf(recorder: Recorder, startedAt: string, runUrl: string | unde
 
 /**
  * The trusted-actor gate: on events anyone may trigger (comments, issues, pull requests), the
- * actor must have write access or be listed in allowed-actors. Returns why the run is refused,
- * or undefined to go on.
+ * actors (who triggered the run, the sender, a comment's or review's author) must have write
+ * access or be listed in allowed-actors, and a comment or review event must be a new one
+ * (github/actor-gate.ts). Returns why the run is refused, or undefined to go on.
  */
 async function refuseActor(
   settings: Settings,
@@ -440,6 +441,8 @@ async function refuseActor(
   const repo = runnerRepository(env)
   const subject = gateSubject({ eventName: event.name, payload: event.payload, env })
   if (!subject.gated) return undefined
+  // An edited or deleted comment is nobody's new task, whoever is behind it (allow-any-actor too).
+  if (subject.refusal !== undefined) return subject.refusal
   const who = subject.actors.join(' and ') || 'whoever triggered this'
   if (settings.allowAnyActor) {
     log.warning(
