@@ -2,7 +2,8 @@
  * The action's log: the one way the action writes lines to the runner. Every line goes through
  * neutralizeWorkflowCommands, so nothing the agent, a tool, a command, the CLI or a file said can
  * be taken by the runner as a workflow command (see src/text/workflow-commands.ts), whichever
- * module logs it and however it got there.
+ * module logs it and however it got there; and every line has the run's secrets redacted
+ * (`addSecrets`), whatever module logs it.
  *
  * The action's own commands are not lines of the log: `core.setOutput`, `core.setSecret`,
  * `core.setFailed`, `core.summary` are called directly and keep working. `core.warning`,
@@ -12,6 +13,7 @@
  * call it (eslint.config.js).
  */
 import * as core from '@actions/core'
+import { normalizeSecrets, redactNormalized } from './reporting/text.js'
 import type { Logger } from './session/log.js'
 import { neutralizeWorkflowCommands } from './text/workflow-commands.js'
 
@@ -22,7 +24,30 @@ export interface ActionLog extends Logger {
   error(line: string, properties?: core.AnnotationProperties): void
 }
 
-const safe = neutralizeWorkflowCommands
+/** The run's secrets as given, and as redactNormalized looks for them (encoded forms too). */
+let given: string[] = []
+let secrets: readonly string[] = []
+
+/**
+ * Registers secret values for the rest of the run: masked by the runner (`::add-mask::`, which
+ * also masks some encodings of them), and redacted here from every line, with their base64 and
+ * percent-encoded forms at any offset, before the runner sees it (the runner masks what it was
+ * told of; this log does not depend on it, nor on when the runner learnt of a value).
+ */
+export function addSecrets(values: readonly string[]): void {
+  const fresh = values.filter((value) => value.length >= 4 && !given.includes(value))
+  if (fresh.length === 0) return
+  for (const value of fresh) core.setSecret(value)
+  given = [...given, ...fresh]
+  secrets = normalizeSecrets(given)
+}
+
+/** Text with the registered secrets redacted (for what the action writes besides the log). */
+export function redactSecrets(text: string): string {
+  return redactNormalized(text, secrets)
+}
+
+const safe = (line: string): string => neutralizeWorkflowCommands(redactNormalized(line, secrets))
 
 export const log: ActionLog = {
   info: (line) => core.info(safe(line)),

@@ -12,7 +12,7 @@ import * as core from '@actions/core'
 import { cliHome, commandScratch, readInputs, type EarlyStart } from './cli/early.js'
 import { CliStarter, type StartedCli } from './cli/start.js'
 import { UserError, messageOf } from './errors.js'
-import { log } from './log.js'
+import { addSecrets, log, redactSecrets } from './log.js'
 import {
   PolicyError,
   loadPolicy,
@@ -24,6 +24,7 @@ import {
 import { checkPolicy, testPolicy } from './policy/tool.js'
 import { protectedNames, sandboxConfigFor, sandboxNetwork } from './policy/sandbox.js'
 import { toReport } from './reporting/report.js'
+import { writeRedactedEvents } from './reporting/events-file.js'
 import { renderWorking } from './reporting/render.js'
 import { commentPublisher, commentTarget, publish, runUrl } from './reporting/publish.js'
 import { LiveComment, renderProgress } from './reporting/progress.js'
@@ -49,7 +50,7 @@ import { setUpSandbox } from './session/sandbox-setup.js'
 
 /** The step fails with `message`, neutralized like every line of the log (src/log.ts). */
 function failStep(message: string): void {
-  core.setFailed(neutralizeWorkflowCommands(message))
+  core.setFailed(neutralizeWorkflowCommands(redactSecrets(message)))
 }
 
 export interface RunResult {
@@ -90,7 +91,7 @@ export async function run(
       failStep(messageOf(error))
       return { report: null, outputs: {} }
     }
-    for (const secret of settings.secrets) core.setSecret(secret)
+    addSecrets(settings.secrets)
     if (settings.mode === 'check-policy') return await checkPolicyOnly(settings, env)
     const event = readEvent(env)
     if (event.problem) log.warning(event.problem)
@@ -291,11 +292,16 @@ async function runAgent(
     const events = sessionId
       ? path.join(cliHome(settings), 'session-state', sessionId, 'events.jsonl')
       : undefined
+    // The CLI's own file holds raw secrets when any reached the session: the output points at a
+    // redacted copy, written once the CLI is gone (it writes events until it exits).
+    await stopped?.catch(() => undefined)
+    const eventsPath =
+      events && fs.existsSync(events) ? await redactedEvents(events, settings, secrets) : undefined
     const outputs = await publish(report, {
       settings,
       comments,
       runUrl: link,
-      eventsPath: events && fs.existsSync(events) ? events : undefined
+      eventsPath
     })
     conclude(report, clean)
     return { report, outputs }
@@ -344,6 +350,25 @@ async function lateAudit(audit: WorkspaceAudit | undefined, recorder: Recorder):
 }
 
 /**
+ * A redacted copy of the session's events.jsonl in the run's temp directory, or undefined (with a
+ * warning) when it cannot be written: the output then points at nothing, never at the raw file.
+ */
+async function redactedEvents(
+  events: string,
+  settings: Settings,
+  secrets: readonly string[]
+): Promise<string | undefined> {
+  try {
+    return await writeRedactedEvents(events, path.join(settings.tempDir, 'events.jsonl'), secrets)
+  } catch (error) {
+    log.warning(
+      `Could not write the redacted copy of the session's events (${messageOf(error)}): the output events-path is empty.`
+    )
+    return undefined
+  }
+}
+
+/**
  * Takes the checkout's credentials out of the workspace's git config for the session
  * (session/credentials.ts); the post step finds the stash through the saved state should the run
  * not get to put them back. Returns the stash directory.
@@ -359,7 +384,7 @@ function stashCheckoutCredentials(
     record = stashCredentials(settings.raw.workspace, stashDir, {
       directories: [settings.workingDirectory],
       env,
-      onSecret: (secret) => core.setSecret(secret),
+      onSecret: (secret) => addSecrets([secret]),
       beforeChange: () => core.saveState(CREDENTIALS_STATE, stashDir)
     })
   } catch (error) {
@@ -447,8 +472,9 @@ function progressOf(recorder: Recorder, startedAt: string, runUrl: string | unde
 
 /**
  * The trusted-actor gate: on events anyone may trigger (comments, issues, pull requests), the
- * actor must have write access or be listed in allowed-actors. Returns why the run is refused,
- * or undefined to go on.
+ * actors (who triggered the run, the sender, a comment's or review's author) must have write
+ * access or be listed in allowed-actors, and a comment or review event must be a new one
+ * (github/actor-gate.ts). Returns why the run is refused, or undefined to go on.
  */
 async function refuseActor(
   settings: Settings,
@@ -458,6 +484,8 @@ async function refuseActor(
   const repo = runnerRepository(env)
   const subject = gateSubject({ eventName: event.name, payload: event.payload, env })
   if (!subject.gated) return undefined
+  // An edited or deleted comment is nobody's new task, whoever is behind it (allow-any-actor too).
+  if (subject.refusal !== undefined) return subject.refusal
   const who = subject.actors.join(' and ') || 'whoever triggered this'
   if (settings.allowAnyActor) {
     log.warning(

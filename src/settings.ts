@@ -5,6 +5,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { UserError } from './errors.js'
+import { runnerSecrets, urlSecrets } from './text/url-credentials.js'
 import type { CustomAgent } from './session/custom-agent.js'
 import type { McpServersInput } from './session/mcp-servers.js'
 
@@ -83,7 +84,11 @@ export interface Settings {
   allowedActors: string[]
   /** The trusted-actor gate is off (dangerous). */
   allowAnyActor: boolean
-  /** Every secret value the action knows, to redact from logs, comments and outputs. */
+  /**
+   * Every secret value the action knows, to redact from logs, comments and outputs: the tokens,
+   * the provider key, the credentials in provider-base-url and in MCP server URLs, the `env` and
+   * `headers` values of MCP servers, the runner's ACTIONS_* tokens.
+   */
   secrets: string[]
 }
 
@@ -220,7 +225,8 @@ export function readSettings(input: InputReader, env: NodeJS.ProcessEnv = proces
     const type = oneOf('provider-type', providerType, ['openai', 'azure', 'anthropic'], 'openai')
     if (!isHttpUrl(providerBaseUrl)) {
       throw new UserError(
-        `Input 'provider-base-url' must be the URL of your model endpoint (BYOK), got '${providerBaseUrl}'.`
+        // not quoted: a URL that does not parse may still hold a key
+        `Input 'provider-base-url' must be the http(s) URL of your model endpoint (BYOK), such as https://api.openai.com/v1; the value given is not one.`
       )
     }
     provider = {
@@ -317,8 +323,14 @@ export function readSettings(input: InputReader, env: NodeJS.ProcessEnv = proces
       .filter((login) => login !== ''),
     allowAnyActor:
       oneOf('allow-any-actor', input('allow-any-actor'), ['true', 'false'], 'false') === 'true',
-    secrets: [copilotToken, githubToken, providerApiKey].filter(
-      (s): s is string => !!s && s.length >= 4
-    )
+    // The credentials in provider-base-url (a gateway's key in its path or query) and the
+    // runner's own tokens too: the CLI's errors quote the URL, and a file can hold a token.
+    secrets: [
+      copilotToken,
+      githubToken,
+      providerApiKey,
+      ...(provider ? urlSecrets(provider.baseUrl) : []),
+      ...runnerSecrets(env)
+    ].filter((s): s is string => !!s && s.length >= 4)
   }
 }

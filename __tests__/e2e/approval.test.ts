@@ -197,7 +197,7 @@ describe('the trusted-actor gate', () => {
       payload: {
         action: 'created',
         issue: { number: 7 },
-        comment: { body: '/copilot do it' },
+        comment: { body: '/copilot do it', user: { login: 'stranger', type: 'User' } },
         sender: { login: 'stranger', type: 'User' }
       }
     })

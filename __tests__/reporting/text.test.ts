@@ -35,12 +35,79 @@ describe('redact', () => {
     const key = '-----BEGIN KEY-----\nAAAABBBBCCCC\n-----END KEY-----'
     expect(redact(`k=${key}`, [key])).toBe('k=***')
     expect(redact('leaked AAAABBBBCCCC here', [key])).toBe('leaked *** here')
-    expect(normalizeSecrets([key, 'abc'])).toEqual([
-      key,
-      '-----BEGIN KEY-----',
-      '-----END KEY-----',
-      'AAAABBBBCCCC'
-    ])
+    const normalized = normalizeSecrets([key, 'abc'])
+    for (const form of [key, '-----BEGIN KEY-----', '-----END KEY-----', 'AAAABBBBCCCC']) {
+      expect(normalized).toContain(form)
+    }
+    expect(normalized).not.toContain('abc')
+    expect(normalized.map((s) => s.length)).toEqual(
+      [...normalized].map((s) => s.length).sort((a, b) => b - a)
+    )
+  })
+})
+
+describe('redact: encoded forms of a secret', () => {
+  const secret = 'sk-Qx7/Zp+9_wL~m?é 42'
+  const b64 = (b: Buffer): string => b.toString('base64')
+  const b64url = (b: Buffer): string => b.toString('base64url')
+
+  it('finds the secret inside a longer base64 blob at each of the 3 byte offsets', () => {
+    for (const encode of [b64, b64url]) {
+      for (let before = 0; before < 6; before++) {
+        for (let after = 0; after < 4; after++) {
+          const blob = encode(
+            Buffer.concat([
+              Buffer.from('user:'.repeat(3).slice(0, before)),
+              Buffer.from(secret),
+              Buffer.from('!?#'.slice(0, after))
+            ])
+          )
+          const out = redact(`Authorization: Basic ${blob}`, [secret])
+          expect(out).toContain('***')
+          // What is left of the blob holds at most the bits the secret shares with its neighbours:
+          // never more than 2 characters on either side of the redaction.
+          const [left = '', right = ''] = out.slice('Authorization: Basic '.length).split('***')
+          expect(left.length).toBeLessThanOrEqual(Math.ceil((before * 4) / 3))
+          expect(right.replace(/=+$/, '').length).toBeLessThanOrEqual(
+            Math.ceil((after * 4) / 3) + 1
+          )
+        }
+      }
+    }
+  })
+
+  it('redacts the whole base64 of the secret, standard and URL-safe', () => {
+    for (const text of [b64(Buffer.from(secret)), b64url(Buffer.from(secret))]) {
+      const out = redact(`x ${text} y`, [secret])
+      expect(out).not.toContain(text)
+      expect(out).toMatch(/^x \*\*\*\S{0,3} y$/)
+    }
+    // docker's config.json: base64 of `user:secret`
+    const auth = b64(Buffer.from(`octocat:${secret}`))
+    expect(redact(`{"auth":"${auth}"}`, [secret])).not.toContain(auth.slice(12, 30))
+  })
+
+  it('redacts the percent-encoded forms: component, URI, lower-case hex, + for a space', () => {
+    const component = encodeURIComponent(secret)
+    for (const form of [
+      component,
+      encodeURI(secret),
+      component.replace(/%[0-9A-F]{2}/g, (h) => h.toLowerCase()),
+      component.replace(/%20/g, '+')
+    ]) {
+      expect(redact(`https://h/x?key=${form}&a=1`, [secret])).toBe('https://h/x?key=***&a=1')
+    }
+  })
+
+  it('leaves text alone that only shares a few characters with an encoded form', () => {
+    expect(redact('aGVsbG8 Zm9v', ['abcd'])).toBe('aGVsbG8 Zm9v')
+    expect(redact('the cat sat on the mat', ['hunter22'])).toBe('the cat sat on the mat')
+  })
+
+  it('redacts encoded forms in redactDeep too', () => {
+    const encoded = b64(Buffer.from(`x${secret}`))
+    const out = redactDeep({ headers: { a: `Basic ${encoded}` } }, [secret])
+    expect(JSON.stringify(out)).not.toContain(encoded.slice(2, 20))
   })
 })
 

@@ -110,8 +110,18 @@ describe('parseMcpServers', () => {
     )
     const lines = describeMcpServers(servers).join('\n')
     expect(lines).toContain('a (local): node (1 arguments)')
-    expect(lines).toContain('b (sse): https://h.example')
+    expect(lines).toContain('b (sse): https://h.example/mcp?key=***')
     expect(lines).not.toContain('sk-123456789')
+  })
+
+  it('takes the credentials in a server URL as secrets', () => {
+    const { secrets } = parse(
+      JSON.stringify({
+        remote: { type: 'http', url: 'https://mcp.example.com/t0k-Qx7ZpLm2/mcp?t=TOKEN_8f3a9c2e' }
+      })
+    )
+    expect(secrets).toEqual(expect.arrayContaining(['t0k-Qx7ZpLm2', 'TOKEN_8f3a9c2e']))
+    expect(secrets).not.toContain('mcp')
   })
 })
 

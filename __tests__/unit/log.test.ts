@@ -1,5 +1,5 @@
 import { jest } from '@jest/globals'
-import { log } from '../../src/log.js'
+import { addSecrets, log, redactSecrets } from '../../src/log.js'
 import { runnerCommands } from '../../test-support/runner-commands.js'
 
 const HOSTILE = 'ok\n::stop-commands::T\r  ::set-output name=a::b\n\u200B::error::c\nx ##[error]d'
@@ -42,5 +42,25 @@ describe('the action log', () => {
       await written(() => log.group(HOSTILE, () => Promise.resolve(log.info(HOSTILE))))
     )
     expect(group.map((c) => c.name)).toEqual(['group', 'endgroup'])
+  })
+})
+
+describe('secrets in the log', () => {
+  const secret = 'gw-key-7Hq2LmX9pQ'
+  it('masks a registered secret with the runner once, and redacts it and its encoded forms from every line', async () => {
+    const registered = await written(() => {
+      addSecrets([secret, 'abc'])
+      addSecrets([secret])
+    })
+    expect(runnerCommands(registered).map((c) => [c.name, c.data])).toEqual([['add-mask', secret]])
+    const b64 = Buffer.from(`user:${secret}`).toString('base64')
+    const line = `GET https://gw.example.com/v1/${secret}/chat ${encodeURIComponent(`${secret}/`)} Basic ${b64}`
+    for (const write of ['info', 'warning', 'notice', 'error', 'debug'] as const) {
+      const out = await written(() => log[write](line))
+      expect(out).not.toContain(secret)
+      expect(out).not.toContain(b64)
+      expect(out).toContain('https://gw.example.com/v1/***/chat')
+    }
+    expect(redactSecrets(`x ${secret} y`)).toBe('x *** y')
   })
 })

@@ -74,6 +74,37 @@ describe('settings', () => {
     }
   })
 
+  it('takes the credentials in provider-base-url and the runner tokens as secrets', () => {
+    const settings = readSettings(
+      (name) =>
+        ({
+          prompt: 'x',
+          model: 'm',
+          'provider-base-url': 'https://gw.example.com/v1/gw-key-7Hq2LmX9pQ/chat?sig=Zm9vYmFy1'
+        })[name] ?? '',
+      {
+        GITHUB_WORKSPACE: process.cwd(),
+        ACTIONS_RUNTIME_TOKEN: 'runtime-token-123',
+        ACTIONS_ID_TOKEN_REQUEST_TOKEN: 'oidc-request-token-456'
+      }
+    )
+    expect(settings.secrets).toEqual(
+      expect.arrayContaining([
+        'gw-key-7Hq2LmX9pQ',
+        'Zm9vYmFy1',
+        'runtime-token-123',
+        'oidc-request-token-456'
+      ])
+    )
+    expect(settings.secrets).not.toContain('chat')
+  })
+
+  it('never quotes a provider-base-url it cannot parse', () => {
+    expect(() =>
+      read({ prompt: 'x', model: 'm', 'provider-base-url': 'gw.example.com/v1/sk-12345678' })
+    ).toThrow(/^(?!.*sk-12345678).*provider-base-url/s)
+  })
+
   it('keeps the tree untrusted unless trusted-config is exactly true', () => {
     expect(read({ prompt: 'x' }).trustedConfig).toBe(false)
     expect(read({ prompt: 'x', 'trusted-config': 'false' }).trustedConfig).toBe(false)

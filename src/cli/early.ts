@@ -8,6 +8,7 @@
  * This module stays small on purpose (node builtins, settings, the process wrapper): it is the
  * bundle's entry chunk, and what it imports is loaded before the CLI can start.
  */
+import fs from 'node:fs'
 import path from 'node:path'
 import { envInputReader, hasCredential, readSettings, type Settings } from '../settings.js'
 import { findCli, type CliExecutable } from './install.js'
@@ -25,6 +26,30 @@ export const UNGATED_EVENTS: ReadonlySet<string> = new Set([
   'repository_dispatch',
   'merge_group'
 ])
+
+/**
+ * The comment and review events, and the action that makes one a new task: on any other the gate
+ * refuses whatever allow-any-actor says (github/actor-gate.ts AUTHORED_EVENTS, whose test keeps
+ * the two equal).
+ */
+export const TASK_ACTIONS: Readonly<Record<string, string>> = {
+  issue_comment: 'created',
+  pull_request_review_comment: 'created',
+  discussion_comment: 'created',
+  pull_request_review: 'submitted'
+}
+
+/** Whether the event's payload is a new comment or review (or not such an event at all). */
+function startsTask(event: string, env: NodeJS.ProcessEnv): boolean {
+  const wanted = TASK_ACTIONS[event]
+  if (wanted === undefined) return true
+  try {
+    const payload = JSON.parse(fs.readFileSync(env.GITHUB_EVENT_PATH ?? '', 'utf8')) as unknown
+    return (payload as { action?: unknown } | null)?.action === wanted
+  } catch {
+    return false // main.ts reads it again and decides
+  }
+}
 
 /** The run's settings, read once for the whole run, or why they could not be read. */
 export type Inputs = { settings: Settings } | { error: unknown }
@@ -103,6 +128,8 @@ export function launchEarly(env: NodeJS.ProcessEnv = process.env): EarlyStart {
   // gate is off: an untrusted trigger must not start it, even unused.
   const event = env.GITHUB_EVENT_NAME ?? ''
   if (event !== '' && !UNGATED_EVENTS.has(event) && !settings.allowAnyActor) return { inputs }
+  // nor for an edited or deleted comment, which the gate refuses even then
+  if (!startsTask(event, env)) return { inputs }
   const executable = findCli(settings, env)
   if (!executable) return { inputs }
   try {

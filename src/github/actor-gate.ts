@@ -4,9 +4,12 @@
  * maintain or admin permission on the repository, or is listed in `allowed-actors`. Everything
  * else (push, schedule, workflow_dispatch, …) needs write access to trigger already and runs.
  *
- * The actor is `GITHUB_TRIGGERING_ACTOR` (who started this run, also for a re-run), else the
- * event's `sender`. Bots (`dependabot[bot]`, `renovate[bot]`) cannot be collaborators: they run
- * only when listed. Any doubt (no actor, an API failure) refuses: the gate fails closed.
+ * The actors are `GITHUB_TRIGGERING_ACTOR` (who started this run, also for a re-run), the
+ * event's `sender` and, on a comment or review event, the comment's or review's author: each
+ * must pass. Such an event starts the agent only when the comment was `created` (a review
+ * `submitted`): when one is edited or deleted, the sender is not who wrote the text. Bots
+ * (`dependabot[bot]`, `renovate[bot]`) cannot be collaborators: they run only when listed. Any
+ * doubt (no actor, no author, an API failure) refuses: the gate fails closed.
  *
  * Reasons are plain text for a notice or a log line; they contain the actor's login, so render
  * them in markdown only through the reporting module's neutralizers.
@@ -38,34 +41,79 @@ export function isGatedEvent(eventName: string): boolean {
 }
 
 /**
- * The people behind a gated event: the triggering actor (who started this run, e.g. a re-run)
- * and the event's sender (who wrote the comment, opened the PR). Both must be trusted: a
- * maintainer re-running a stranger's skipped run must not run the stranger's text.
+ * The events whose task is the text of a comment or a review, what in the payload holds it, and
+ * the one action that makes it a new task: `created` (`submitted` for a review). On any other
+ * (`edited`, `deleted`, `dismissed`) the sender is whoever edited, deleted or dismissed it, not
+ * who wrote the text the workflow hands the agent: those never start it.
  */
-export type GateSubject = { gated: false } | { gated: true; actors: string[] }
+export const AUTHORED_EVENTS: Readonly<
+  Record<string, { object: 'comment' | 'review'; starts: string }>
+> = {
+  issue_comment: { object: 'comment', starts: 'created' },
+  pull_request_review_comment: { object: 'comment', starts: 'created' },
+  discussion_comment: { object: 'comment', starts: 'created' },
+  pull_request_review: { object: 'review', starts: 'submitted' }
+}
+
+/**
+ * The people behind a gated event: the triggering actor (who started this run, e.g. a re-run),
+ * the event's sender (who commented, opened the PR) and, on a comment or review event, the
+ * comment's or review's author. All must be trusted: a maintainer re-running a stranger's
+ * skipped run must not run the stranger's text. `refusal`: the event cannot start the agent
+ * whoever is behind it (a comment edited or deleted; no author in the payload).
+ */
+export type GateSubject = { gated: false } | { gated: true; actors: string[]; refusal?: string }
 
 export interface GateSubjectInput {
   eventName: string
-  /** The event payload (`github.context.payload`); only `sender.login` is read. */
+  /**
+   * The event payload (`github.context.payload`); `sender.login`, `action` and the author
+   * (`comment.user.login`, `review.user.login`) are read.
+   */
   payload: unknown
   env: Readonly<Record<string, string | undefined>>
 }
 
-const SenderPayload = z.object({
-  sender: z.object({ login: z.string() }).nullish()
+const Login = z.object({ login: z.string() }).nullish()
+const GatePayload = z.object({
+  action: z.string().nullish(),
+  sender: Login,
+  comment: z.object({ user: Login }).nullish(),
+  review: z.object({ user: Login }).nullish()
 })
 
-/** Whether the event is gated, and by whom it was triggered. Pure. */
+/** Whether the event is gated, by whom it was triggered and written, and whether it may start. */
 export function gateSubject({ eventName, payload, env }: GateSubjectInput): GateSubject {
   if (!isGatedEvent(eventName)) return { gated: false }
-  const parsed = SenderPayload.safeParse(payload)
-  const candidates = [
-    env.GITHUB_TRIGGERING_ACTOR?.trim(),
-    parsed.success ? parsed.data.sender?.login.trim() : undefined
-  ]
+  const parsed = GatePayload.safeParse(payload)
+  const data = parsed.success ? parsed.data : undefined
+  const authored = AUTHORED_EVENTS[eventName]
+  const author = authored ? data?.[authored.object]?.user?.login.trim() : undefined
+  const candidates = [env.GITHUB_TRIGGERING_ACTOR?.trim(), data?.sender?.login.trim(), author]
   const actors: string[] = []
   for (const login of candidates) {
     if (login && !isListed(login, actors)) actors.push(login)
+  }
+  if (!authored) return { gated: true, actors }
+  const action = data?.action?.trim() ?? ''
+  const sender = data?.sender?.login.trim()
+  if (action !== authored.starts) {
+    const by = [
+      author ? `written by ${author}` : undefined,
+      sender && action !== '' ? `${action} by ${sender}` : undefined
+    ].filter((part) => part !== undefined)
+    return {
+      gated: true,
+      actors,
+      refusal: `Skipped: this ${eventName} event is ${action === '' ? 'of no action' : `a ${authored.object} ${action}`}${by.length > 0 ? ` (${by.join(', ')})` : ''}, not a new one: the agent starts only for a ${authored.starts} ${authored.object}, so that editing or deleting someone's ${authored.object} never runs its text. Filter the workflow with \`types: [${authored.starts}]\`.`
+    }
+  }
+  if (!author) {
+    return {
+      gated: true,
+      actors,
+      refusal: `Skipped: could not tell who wrote the ${authored.object} of this ${eventName} event (no ${authored.object}.user in the payload), so their permission cannot be checked.`
+    }
   }
   return { gated: true, actors }
 }
@@ -120,9 +168,6 @@ const FIX = 'To let them run it, add them to allowed-actors, or give them write 
 export async function checkActor(input: CheckActorInput): Promise<ActorCheck> {
   const { eventName, repo } = input
   const where = `${repo.owner}/${repo.repo}`
-  if (input.allowAnyActor) {
-    return { run: true, reason: 'allow-any-actor is on: the triggering actor is not checked.' }
-  }
   const subject = gateSubject(input)
   if (!subject.gated) {
     return {
@@ -130,12 +175,19 @@ export async function checkActor(input: CheckActorInput): Promise<ActorCheck> {
       reason: `${eventName || 'this'} events are not gated: only people with write access can trigger them.`
     }
   }
-  if (subject.actors.length === 0) {
+  if (subject.actors.length === 0 && !input.allowAnyActor) {
     return {
       run: false,
       actor: '',
       reason: `Skipped: could not tell who triggered this ${eventName} event (no GITHUB_TRIGGERING_ACTOR, no sender in the payload), so their permission on ${where} cannot be checked.`
     }
+  }
+  // Whoever is behind it: an edited or deleted comment is not a task (allow-any-actor or not).
+  if (subject.refusal !== undefined) {
+    return { run: false, actor: subject.actors.at(-1) ?? '', reason: subject.refusal }
+  }
+  if (input.allowAnyActor) {
+    return { run: true, reason: 'allow-any-actor is on: the triggering actor is not checked.' }
   }
   const reasons: string[] = []
   for (const actor of subject.actors) {

@@ -14,22 +14,71 @@ export const REDACTED = '***'
 export const MIN_SECRET_LENGTH = 4
 
 /**
- * The secret values worth redacting, longest first (so a secret containing another is replaced
- * whole). Multi-line secrets are also redacted line by line, as GitHub Actions masks them.
+ * Encoded forms shorter than this are not redacted: a few characters of base64 could be anywhere.
+ */
+const MIN_ENCODED_LENGTH = 6
+
+/**
+ * What to look for to redact a list of secrets, longest first (so a secret containing another is
+ * replaced whole): each secret as it is, and the forms it takes when something encodes it.
+ * Multi-line secrets are also redacted line by line, as GitHub Actions masks them. The forms:
+ * - base64, standard and URL-safe, at each of the 3 byte offsets a secret can start at inside a
+ *   longer blob (`Authorization: Basic …`, a docker `auth`, a JWT, a data: URL): the characters
+ *   that encode the secret's bytes alone, without the ones its neighbours share;
+ * - percent-encoding (`encodeURIComponent`, `encodeURI`, upper and lower case hex, `+` for a
+ *   space), as a URL, a query string or a form body carries it.
+ *
+ * Normalize once and pass the list to `redactNormalized` / `redactDeepNormalized` on hot paths;
+ * never normalize a normalized list again (the encoded forms would be encoded once more).
  */
 export function normalizeSecrets(secrets: readonly string[]): string[] {
-  const out = new Set<string>()
+  const plain = new Set<string>()
   for (const secret of secrets) {
     if (typeof secret !== 'string') continue
-    if (secret.length >= MIN_SECRET_LENGTH) out.add(secret)
+    if (secret.length >= MIN_SECRET_LENGTH) plain.add(secret)
     if (secret.includes('\n')) {
       for (const line of secret.split(/\r?\n/)) {
         const trimmed = line.trim()
-        if (trimmed.length >= MIN_SECRET_LENGTH) out.add(trimmed)
+        if (trimmed.length >= MIN_SECRET_LENGTH) plain.add(trimmed)
       }
     }
   }
+  const out = new Set(plain)
+  for (const secret of plain) {
+    for (const form of encodedForms(secret)) if (form.length >= MIN_ENCODED_LENGTH) out.add(form)
+  }
   return [...out].sort((a, b) => b.length - a.length)
+}
+
+/** The base64 and percent-encoded forms of one secret (see normalizeSecrets). */
+export function encodedForms(secret: string): string[] {
+  const forms: string[] = []
+  const bytes = Buffer.from(secret, 'utf8')
+  for (let offset = 0; offset < 3; offset++) {
+    // Behind `offset` bytes, the secret's first whole character is the ceil(offset·4/3)th; the
+    // last one that holds its bits only ends at floor((offset + n)·4/3).
+    const base64 = Buffer.concat([Buffer.alloc(offset), bytes]).toString('base64')
+    const form = base64.slice(
+      Math.ceil((offset * 4) / 3),
+      Math.floor(((offset + bytes.length) * 4) / 3)
+    )
+    forms.push(form, form.replace(/\+/g, '-').replace(/\//g, '_'))
+  }
+  for (const encode of [encodeURIComponent, encodeURI]) {
+    let encoded: string
+    try {
+      encoded = encode(secret)
+    } catch {
+      continue // a lone surrogate: no URL can carry it
+    }
+    if (encoded === secret) continue
+    forms.push(
+      encoded,
+      encoded.replace(/%[0-9A-F]{2}/g, (hex) => hex.toLowerCase())
+    )
+    if (encoded.includes('%20')) forms.push(encoded.replace(/%20/g, '+'))
+  }
+  return forms.filter((form) => form !== secret)
 }
 
 /** Replace every occurrence of every secret (≥ 4 characters) with `***`, longest first. */
@@ -57,7 +106,20 @@ export function redactDeep(
   secrets: readonly string[],
   options: RedactDeepOptions = {}
 ): unknown {
-  const normalized = normalizeSecrets(secrets)
+  return redactDeepNormalized(value, normalizeSecrets(secrets), options)
+}
+
+/** `redactDeep` for a list already passed through `normalizeSecrets` (hot paths). */
+export function redactDeepNormalized<T>(
+  value: T,
+  normalized: readonly string[],
+  options?: RedactDeepOptions
+): T
+export function redactDeepNormalized(
+  value: unknown,
+  normalized: readonly string[],
+  options: RedactDeepOptions = {}
+): unknown {
   const maxString = options.maxString ?? Infinity
   const maxArray = options.maxArray ?? Infinity
   const maxDepth = options.maxDepth ?? 32
@@ -99,6 +161,9 @@ export function redactNormalized(text: string, normalized: readonly string[]): s
   if (normalized.length === 0 || text.length < MIN_SECRET_LENGTH) return text
   let out = text
   for (const secret of normalized) {
+    // A secret longer than the text cannot be in it: a line of output skips the long ones (the
+    // JWTs and their encoded forms) without a search.
+    if (secret.length > out.length) continue
     if (out.includes(secret)) out = out.split(secret).join(REDACTED)
   }
   return out

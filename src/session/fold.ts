@@ -23,7 +23,7 @@ import {
   clip,
   formatMinutes,
   normalizeSecrets,
-  redactDeep,
+  redactDeepNormalized,
   redactNormalized,
   truncate
 } from '../reporting/text.js'
@@ -1106,7 +1106,7 @@ function onDecision(
     rule: clip(clean(state, decision.rule), 200),
     ...(decision.reason === undefined ? {} : { reason: clip(clean(state, decision.reason), 500) }),
     ...(approval === undefined ? {} : { approval: cleanApproval(state, approval) }),
-    request: redactDeep(request, state.secrets, {
+    request: redactDeepNormalized(request, state.secrets, {
       maxString: REPORT_LIMITS.requestString,
       maxArray: REPORT_LIMITS.requestArray,
       maxDepth: 8

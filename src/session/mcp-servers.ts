@@ -8,7 +8,8 @@
  *
  * also accepted wrapped as `{"mcpServers": {...}}` (the format of .mcp.json and the CLI's
  * mcp-config.json). Everything is checked before the CLI starts: bad JSON and unknown fields fail
- * the step with the input (or file), line and column. Env and header values are secrets: they go
+ * the step with the input (or file), line and column. Env and header values, and the credentials
+ * in a server's URL (user, password, key-like path segments, query values), are secrets: they go
  * to the CLI and nowhere else (registered for masking, never logged, never in the report).
  *
  * The servers are the workflow author's configuration, like the setup commands: the policy
@@ -20,6 +21,7 @@ import { z } from 'zod'
 import type { McpServerConfig } from '../cli/session-api.js'
 import { UserError } from '../errors.js'
 import { JsonSyntaxError, parseJson, type JsonPath } from './json.js'
+import { redactUrl, urlSecrets } from '../text/url-credentials.js'
 
 /** A server name: the CLI shows its tools to the model as `NAME-TOOL`, and rules as `NAME/TOOL`. */
 export const SERVER_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]*$/
@@ -53,7 +55,10 @@ export interface McpServersInput {
   servers: McpServers
   /** Where the configuration came from: `input 'mcp-servers'` or the file's path. */
   source: string
-  /** Env and header values: masked in the log, kept out of everything the action writes. */
+  /**
+   * Env and header values, credentials in URLs: masked in the log, kept out of everything the
+   * action writes.
+   */
   secrets: string[]
 }
 
@@ -150,6 +155,8 @@ export function parseMcpServers(text: string, source: string): McpServersInput {
     for (const value of Object.values(values ?? {})) {
       if (value.length >= MIN_SECRET_LENGTH) secrets.push(value)
     }
+    // a token in the URL (`?t=…`, a key in the path): the CLI's errors quote the URL
+    if ('url' in server) secrets.push(...urlSecrets(server.url))
   }
   return { servers, source, secrets }
 }
@@ -181,10 +188,10 @@ function isObject(value: unknown): value is Record<string, unknown> {
 /** One line per server for the log: name, type and what it runs, never env or header values. */
 export function describeMcpServers(servers: McpServers): string[] {
   return Object.entries(servers).map(([name, s]) => {
-    // arguments and URL paths may carry a token: the command and the origin only
+    // arguments and URLs may carry a token: the command, and the URL's shape only
     const what =
       'url' in s
-        ? new URL(s.url).origin
+        ? redactUrl(s.url)
         : `${s.command}${s.args.length > 0 ? ` (${s.args.length} arguments)` : ''}`
     return `${name} (${s.type}): ${what}; tools ${s.tools.join(', ')}`
   })
