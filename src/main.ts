@@ -511,7 +511,9 @@ async function loadCheckedPolicy(
   try {
     policy = await loadPolicy({
       path: settings.policyPath,
-      workingDirectory: settings.workingDirectory
+      workingDirectory: settings.workingDirectory,
+      workspace: settings.raw.workspace,
+      what: "input 'policy'"
     })
   } catch (error) {
     if (error instanceof PolicyError) {
@@ -659,7 +661,10 @@ function logSandbox(sandbox: SandboxPlan): void {
 
 /** `mode: check-policy`: validate, lint and test the policy file; never start the CLI. */
 async function checkPolicyOnly(settings: Settings, env: NodeJS.ProcessEnv): Promise<RunResult> {
-  const options = { workingDirectory: settings.workingDirectory }
+  const options = {
+    workingDirectory: settings.workingDirectory,
+    workspace: settings.raw.workspace
+  }
   const relative =
     path.relative(settings.workingDirectory, settings.policyPath) || settings.policyPath
   const check = await log.group('copilot-policy check', async () => {

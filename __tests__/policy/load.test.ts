@@ -1,8 +1,9 @@
-import { readFileSync, writeFileSync } from 'node:fs'
+import { readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { compilePolicy, loadPolicy, PolicyError } from '../../src/policy/index.js'
 import { BUILT_IN_IDS } from '../../src/policy/schema.js'
 import { locateWasm } from '../../src/policy/wasm.js'
+import { TreeFileError } from '../../src/tree-file.js'
 import { EXAMPLE_POLICY, shell, tempWorkspace } from './helpers.js'
 
 let ws: ReturnType<typeof tempWorkspace>
@@ -44,6 +45,24 @@ describe('loadPolicy', () => {
     writeFileSync(path.join(ws.dir, 'bad.yml'), 'version: 1\nrules:\n  - { decision: allow }\n')
     await expect(loadPolicy({ path: 'bad.yml', workingDirectory: ws.dir })).rejects.toThrow(
       /^bad\.yml:3:5: rule 1 has no matcher/
+    )
+  })
+
+  it('refuses a policy that is a symlink out of the workspace, without reading it', async () => {
+    symlinkSync('/proc/self/environ', path.join(ws.dir, 'environ.yml'))
+    const refused = loadPolicy({
+      path: 'environ.yml',
+      workingDirectory: ws.dir,
+      what: "input 'policy'"
+    })
+    await expect(refused).rejects.toBeInstanceOf(TreeFileError)
+    await expect(refused).rejects.toThrow(
+      /^Input 'policy' names '.*environ\.yml', which leads to '\/proc\/\d+\/environ', outside the workspace/
+    )
+    // a link to nothing is not a missing policy: no built-in policy in its place
+    symlinkSync('gone.yml', path.join(ws.dir, 'dangling.yml'))
+    await expect(loadPolicy({ path: 'dangling.yml', workingDirectory: ws.dir })).rejects.toThrow(
+      /does not exist/
     )
   })
 

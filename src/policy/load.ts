@@ -3,8 +3,7 @@
  * rules, initialize the shell parser. Every problem is reported as `file:line:column` with a
  * fix; all problems found are reported at once.
  */
-import { readFile } from 'node:fs/promises'
-import path from 'node:path'
+import fs from 'node:fs'
 import {
   isMap,
   isNode,
@@ -36,6 +35,7 @@ import {
 } from './schema.js'
 import type { DefaultVerdict } from './types.js'
 import { initBashParser } from './wasm.js'
+import { readTreeFile, TreeFileError } from '../tree-file.js'
 
 export type PathSegment = string | number
 
@@ -642,27 +642,41 @@ export const FALLBACK_PRESET: PresetName = 'read-only'
 
 /**
  * Loads the policy file at `options.path` (relative paths are relative to the working
- * directory). A missing file gives the built-in `read-only` policy.
+ * directory). A missing file gives the built-in `read-only` policy. The file is read as a file
+ * of the checked-out tree (src/tree-file.ts): one that leads out of `options.workspace` (the
+ * working directory when not given), or is not a regular file, is refused unread.
  */
 export async function loadPolicy(options: {
   path: string
   workingDirectory: string
+  workspace?: string
+  /** Who names the file, for errors (`input 'policy'`). */
+  what?: string
 }): Promise<CompiledPolicy> {
-  const file = path.resolve(options.workingDirectory, options.path)
   let text: string
   try {
-    text = await readFile(file, 'utf8')
+    text = readTreeFile({
+      what: options.what ?? 'the policy',
+      name: options.path,
+      base: options.workingDirectory,
+      workspace: options.workspace ?? options.workingDirectory
+    }).text
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code
-    if (code === 'ENOENT') {
-      return compilePolicy(
-        presetText(FALLBACK_PRESET),
-        `built-in:${FALLBACK_PRESET}`,
-        options.workingDirectory,
-        { builtIn: true }
-      )
+    if (!(error instanceof TreeFileError)) throw error
+    if (error.problem === 'missing') {
+      try {
+        fs.lstatSync(error.file)
+      } catch {
+        // nothing there at all (not a link to nothing): the built-in policy
+        return compilePolicy(
+          presetText(FALLBACK_PRESET),
+          `built-in:${FALLBACK_PRESET}`,
+          options.workingDirectory,
+          { builtIn: true }
+        )
+      }
     }
-    if (code === 'EISDIR') {
+    if (error.problem === 'not-regular' && error.kind === 'a directory') {
       throw new PolicyError([
         {
           severity: 'error',

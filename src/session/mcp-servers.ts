@@ -15,10 +15,10 @@
  * decides every call the agent makes to their tools (`mcp` rules), not what a server does.
  */
 import fs from 'node:fs'
-import path from 'node:path'
 import { z } from 'zod'
 import type { McpServerConfig } from '../cli/session-api.js'
 import { UserError } from '../errors.js'
+import { isInside, readTreeFile, TreeFileError, type TreeFile } from '../tree-file.js'
 import { JsonSyntaxError, parseJson, type JsonPath } from './json.js'
 
 /** A server name: the CLI shows its tools to the model as `NAME-TOOL`, and rules as `NAME/TOOL`. */
@@ -75,20 +75,24 @@ export function readMcpServers(
   let text = raw
   let source = "input 'mcp-servers'"
   if (!raw.startsWith('{')) {
-    const file = path.resolve(workspace, raw)
-    source = file
-    if (!fs.existsSync(file) || !fs.statSync(file).isFile()) {
+    let read: TreeFile
+    try {
+      read = readTreeFile({ what: "input 'mcp-servers'", name: raw, base: workspace, workspace })
+    } catch (error) {
+      if (error instanceof TreeFileError && error.problem === 'missing') {
+        throw new UserError(
+          `Input 'mcp-servers' names '${error.file}', which is not a file. Give the servers as JSON ({"NAME": {"command": …}}) or the path of a JSON file.`
+        )
+      }
+      throw error
+    }
+    source = read.file
+    if (!trustedTree && isInside(fs.realpathSync(workingDirectory), read.realPath)) {
       throw new UserError(
-        `Input 'mcp-servers' names '${file}', which is not a file. Give the servers as JSON ({"NAME": {"command": …}}) or the path of a JSON file.`
+        `Input 'mcp-servers' names '${read.file}', which is in the checked-out tree: on a pull request that file is the author's, and each server in it is a command the CLI would run. Give the servers inline in the workflow, or set 'trusted-config: true' when the tree is trusted.`
       )
     }
-    const relative = path.relative(workingDirectory, fs.realpathSync(file))
-    if (!trustedTree && !relative.startsWith('..') && !path.isAbsolute(relative)) {
-      throw new UserError(
-        `Input 'mcp-servers' names '${file}', which is in the checked-out tree: on a pull request that file is the author's, and each server in it is a command the CLI would run. Give the servers inline in the workflow, or set 'trusted-config: true' when the tree is trusted.`
-      )
-    }
-    text = fs.readFileSync(file, 'utf8')
+    text = read.text
   }
   return parseMcpServers(text, source)
 }
