@@ -33,7 +33,7 @@ import { createApprovals } from './github/approvals.js'
 import { createGitHubClient, defaultApiUrl, type GitHubClient } from './github/client.js'
 import { readEvent, runnerRepository, type RunnerEvent } from './github/event.js'
 import type { Asker } from './session/permissions.js'
-import { normalizeSecrets, redactNormalized } from './reporting/text.js'
+import { normalizeSecrets, redact, redactNormalized } from './reporting/text.js'
 import { neutralizeWorkflowCommands } from './text/workflow-commands.js'
 import type { Report } from './reporting/types.js'
 import { hasCredential, type Settings } from './settings.js'
@@ -517,12 +517,18 @@ async function loadCheckedPolicy(
     })
   } catch (error) {
     if (error instanceof PolicyError) {
-      annotate(error.issues, settings, env)
+      // the messages quote at most a short excerpt of the file (policy/errors.ts), and no secret
+      const issues = error.issues.map((issue) => ({
+        ...issue,
+        message: redact(issue.message, settings.secrets),
+        fix: redact(issue.fix, settings.secrets)
+      }))
+      annotate(issues, settings, env)
       recorder.record({
         type: 'policy',
         source: settings.policyPath,
         builtIn: false,
-        issues: error.issues.filter((issue) => issue.severity === 'error')
+        issues: issues.filter((issue) => issue.severity === 'error')
       })
     }
     throw error

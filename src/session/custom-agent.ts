@@ -19,6 +19,7 @@ import path from 'node:path'
 import { LineCounter, parseDocument } from 'yaml'
 import { z } from 'zod'
 import { UserError } from '../errors.js'
+import { clipMessage } from '../text/excerpt.js'
 import { readTreeFile } from '../tree-file.js'
 
 export const AGENTS_DIRECTORY = '.github/agents'
@@ -122,7 +123,7 @@ export function parseAgentFile(name: string, file: string, text: string): Custom
   if (syntax !== undefined) {
     const at = lines.linePos(syntax.pos[0])
     throw new UserError(
-      `${file}:${at.line + 1}:${at.col}: the front matter is not valid YAML: ${syntax.message.split('\n')[0] ?? ''}`
+      `${file}:${at.line + 1}:${at.col}: the front matter is not valid YAML: ${clipMessage(syntax.message)}`
     )
   }
   const parsed = FrontMatter.safeParse(document.toJS() ?? {})
@@ -137,7 +138,7 @@ export function parseAgentFile(name: string, file: string, text: string): Custom
     throw new UserError(
       key === 'description' && node === undefined
         ? `${file}:2: the front matter has no description. Add one: description: What the agent does`
-        : `${file}:${line}: '${key}' ${key === 'tools' ? 'must be a list of tool names' : `is invalid: ${issue?.message ?? ''}`}`
+        : `${file}:${line}: '${key}' ${key === 'tools' ? 'must be a list of tool names' : `is invalid: ${clipMessage(issue?.message ?? '')}`}`
     )
   }
   const prompt = text.slice((match.index ?? 0) + match[0].length).trim()

@@ -18,6 +18,7 @@ import fs from 'node:fs'
 import { z } from 'zod'
 import type { McpServerConfig } from '../cli/session-api.js'
 import { UserError } from '../errors.js'
+import { excerpt } from '../text/excerpt.js'
 import { isInside, readTreeFile, TreeFileError, type TreeFile } from '../tree-file.js'
 import { JsonSyntaxError, parseJson, type JsonPath } from './json.js'
 
@@ -133,7 +134,7 @@ export function parseMcpServers(text: string, source: string): McpServersInput {
     const where = [...prefix, name]
     if (!SERVER_NAME.test(name)) {
       throw new UserError(
-        `${at(where)}: the server name "${name}" may hold only letters, digits, "_" and "-" (policy rules name a tool "${name}/TOOL").`
+        `${at(where)}: the server name ${excerpt(name)} may hold only letters, digits, "_" and "-" (policy rules name a tool "NAME/TOOL").`
       )
     }
     const config = root[name]
@@ -167,7 +168,7 @@ function issueKeyPath(issue: z.core.$ZodIssue): Array<string | number> {
 function describe(issue: z.core.$ZodIssue, fields: string): string {
   const field = issue.path.map(String).join('.')
   if (issue.code === 'unrecognized_keys') {
-    return `unknown field "${issue.keys.join('", "')}"; a server of this type has the fields ${fields}.`
+    return `unknown field ${issue.keys.map((k) => excerpt(k)).join(', ')}; a server of this type has the fields ${fields}.`
   }
   if (issue.code === 'invalid_type' && /received undefined/.test(issue.message)) {
     return `the field "${field}" is missing.`
