@@ -42,7 +42,8 @@ import { Recorder } from './session/recorder.js'
 import { WorkspaceAudit } from './session/audit.js'
 import { Run } from './session/run.js'
 import { restoreCredentials, stashCredentials, type StashRecord } from './session/credentials.js'
-import { CREDENTIALS_STATE } from './post-run.js'
+import { CREDENTIALS_STATE, INSTRUCTIONS_STATE } from './post-run.js'
+import { restoreInstructionFiles, stashInstructionFiles } from './session/instruction-files.js'
 import { resolveSessionInputs } from './session/session-inputs.js'
 import { planSandbox, probeSandbox, SANDBOX_FIX, type SandboxPlan } from './session/sandbox.js'
 import { setUpSandbox } from './session/sandbox-setup.js'
@@ -166,6 +167,7 @@ async function runAgent(
   let stopped: Promise<void> | undefined
   let audit: WorkspaceAudit | undefined
   let credentialsStash: string | undefined
+  let instructionsStash: string | undefined
   try {
     if (!cli) throw new UserError(NO_CREDENTIAL)
     // Whether the OS sandbox works here (one bwrap spawn) is found out while the policy loads.
@@ -182,6 +184,9 @@ async function runAgent(
     // Before the session (and before the audit's snapshot, which then holds the config without
     // it): nothing the agent runs can read the checkout's token.
     credentialsStash = stashCheckoutCredentials(settings, env, recorder)
+    // Instruction files the CLI would read by itself from outside the tree: kept from it (before
+    // the audit's snapshot too, so that their absence is not the agent's change).
+    if (!settings.trustedConfig) instructionsStash = stashUnsafeInstructions(settings, recorder)
     // What the agent's work is checked against afterwards, and what the sandbox keeps read-only.
     const started = await WorkspaceAudit.start({
       root: settings.workingDirectory,
@@ -270,6 +275,10 @@ async function runAgent(
       await stopped?.catch(() => undefined)
       restoreCheckoutCredentials(credentialsStash, env, recorder)
     }
+    if (instructionsStash !== undefined) {
+      await stopped?.catch(() => undefined)
+      restoreUnsafeInstructions(instructionsStash, recorder)
+    }
   }
   showProgress()
   if (settings.maxTokens !== undefined && recorder.state.eventModels.size === 0) {
@@ -338,6 +347,60 @@ function stashCheckoutCredentials(
     )
   }
   return stashDir
+}
+
+/**
+ * Moves aside the instruction files the CLI would read from an untrusted tree although they lead
+ * out of the workspace or are not regular files (session/instruction-files.ts); the post step
+ * finds the stash through the saved state should the run not get to put them back. Returns the
+ * stash directory, or undefined when nothing was moved.
+ */
+function stashUnsafeInstructions(settings: Settings, recorder: Recorder): string | undefined {
+  const stashDir = path.join(settings.tempDir, 'instruction-files')
+  let kept: ReturnType<typeof stashInstructionFiles>
+  try {
+    kept = stashInstructionFiles(settings.raw.workspace, settings.workingDirectory, stashDir, {
+      beforeChange: () => core.saveState(INSTRUCTIONS_STATE, stashDir)
+    })
+  } catch (error) {
+    try {
+      restoreInstructionFiles(stashDir)
+    } catch {
+      // the post step tries again
+    }
+    throw new Error(
+      `Could not keep the instruction files that lead out of the workspace from the Copilot CLI: ${messageOf(error)}`,
+      { cause: error }
+    )
+  }
+  if (kept.length === 0) return undefined
+  recorder.record({ type: 'instruction-files', record: { kept, restored: false } })
+  log.warning(
+    `Kept from the Copilot CLI for the session (they lead out of the workspace or are not regular files, and the CLI reads instruction files by itself): ${kept.map((file) => `${file.path} (${file.reason})`).join(', ')}`
+  )
+  return stashDir
+}
+
+/** Puts the instruction files back after the session; a failure is left to the post step. */
+function restoreUnsafeInstructions(stashDir: string, recorder: Recorder): void {
+  const kept = recorder.state.instructionFiles?.kept ?? []
+  let error: string | undefined
+  try {
+    const record = restoreInstructionFiles(stashDir)
+    if (record.failed.length > 0) error = record.failed.join('; ')
+    if (record.restored.length > 0) {
+      log.info(`Put the instruction files back: ${record.restored.join(', ')}`)
+    }
+  } catch (caught) {
+    error = messageOf(caught)
+  }
+  if (error !== undefined) {
+    log.warning(`Could not put the instruction files back (the post step tries again): ${error}`)
+  }
+  recorder.record({
+    type: 'instruction-files',
+    record: { kept, restored: error === undefined, ...(error === undefined ? {} : { error }) }
+  })
 }
 
 /** Puts the credentials back after the session; a failure is reported, and left to the post step. */
