@@ -34,7 +34,7 @@ import { createApprovals } from './github/approvals.js'
 import { createGitHubClient, defaultApiUrl, type GitHubClient } from './github/client.js'
 import { readEvent, runnerRepository, type RunnerEvent } from './github/event.js'
 import type { Asker } from './session/permissions.js'
-import { normalizeSecrets, redactNormalized } from './reporting/text.js'
+import { normalizeSecrets, redact, redactNormalized } from './reporting/text.js'
 import { neutralizeWorkflowCommands } from './text/workflow-commands.js'
 import type { Report } from './reporting/types.js'
 import { hasCredential, type Settings } from './settings.js'
@@ -43,7 +43,8 @@ import { Recorder } from './session/recorder.js'
 import { AUDIT_INCOMPLETE, WorkspaceAudit, type AuditReport } from './session/audit.js'
 import { Run } from './session/run.js'
 import { restoreCredentials, stashCredentials, type StashRecord } from './session/credentials.js'
-import { CREDENTIALS_STATE } from './post-run.js'
+import { CREDENTIALS_STATE, INSTRUCTIONS_STATE } from './post-run.js'
+import { restoreInstructionFiles, stashInstructionFiles } from './session/instruction-files.js'
 import { resolveSessionInputs } from './session/session-inputs.js'
 import { planSandbox, probeSandbox, SANDBOX_FIX, type SandboxPlan } from './session/sandbox.js'
 import { setUpSandbox } from './session/sandbox-setup.js'
@@ -167,6 +168,7 @@ async function runAgent(
   let stopped: Promise<void> | undefined
   let audit: WorkspaceAudit | undefined
   let credentialsStash: string | undefined
+  let instructionsStash: string | undefined
   try {
     if (!cli) throw new UserError(NO_CREDENTIAL)
     // Whether the OS sandbox works here (one bwrap spawn) is found out while the policy loads.
@@ -183,6 +185,9 @@ async function runAgent(
     // Before the session (and before the audit's snapshot, which then holds the config without
     // it): nothing the agent runs can read the checkout's token.
     credentialsStash = stashCheckoutCredentials(settings, env, recorder)
+    // Instruction files the CLI would read by itself from outside the tree: kept from it (before
+    // the audit's snapshot too, so that their absence is not the agent's change).
+    if (!settings.trustedConfig) instructionsStash = stashUnsafeInstructions(settings, recorder)
     // What the agent's work is checked against afterwards, and what the sandbox keeps read-only.
     const started = await WorkspaceAudit.start({
       root: settings.workingDirectory,
@@ -274,6 +279,10 @@ async function runAgent(
       if (credentialsStash !== undefined) {
         restoreCheckoutCredentials(credentialsStash, env, recorder)
       }
+    }
+    if (instructionsStash !== undefined) {
+      await stopped?.catch(() => undefined)
+      restoreUnsafeInstructions(instructionsStash, recorder)
     }
   }
   showProgress()
@@ -406,6 +415,60 @@ function stashCheckoutCredentials(
     )
   }
   return stashDir
+}
+
+/**
+ * Moves aside the instruction files the CLI would read from an untrusted tree although they lead
+ * out of the workspace or are not regular files (session/instruction-files.ts); the post step
+ * finds the stash through the saved state should the run not get to put them back. Returns the
+ * stash directory, or undefined when nothing was moved.
+ */
+function stashUnsafeInstructions(settings: Settings, recorder: Recorder): string | undefined {
+  const stashDir = path.join(settings.tempDir, 'instruction-files')
+  let kept: ReturnType<typeof stashInstructionFiles>
+  try {
+    kept = stashInstructionFiles(settings.raw.workspace, settings.workingDirectory, stashDir, {
+      beforeChange: () => core.saveState(INSTRUCTIONS_STATE, stashDir)
+    })
+  } catch (error) {
+    try {
+      restoreInstructionFiles(stashDir)
+    } catch {
+      // the post step tries again
+    }
+    throw new Error(
+      `Could not keep the instruction files that lead out of the workspace from the Copilot CLI: ${messageOf(error)}`,
+      { cause: error }
+    )
+  }
+  if (kept.length === 0) return undefined
+  recorder.record({ type: 'instruction-files', record: { kept, restored: false } })
+  log.warning(
+    `Kept from the Copilot CLI for the session (they lead out of the workspace or are not regular files, and the CLI reads instruction files by itself): ${kept.map((file) => `${file.path} (${file.reason})`).join(', ')}`
+  )
+  return stashDir
+}
+
+/** Puts the instruction files back after the session; a failure is left to the post step. */
+function restoreUnsafeInstructions(stashDir: string, recorder: Recorder): void {
+  const kept = recorder.state.instructionFiles?.kept ?? []
+  let error: string | undefined
+  try {
+    const record = restoreInstructionFiles(stashDir)
+    if (record.failed.length > 0) error = record.failed.join('; ')
+    if (record.restored.length > 0) {
+      log.info(`Put the instruction files back: ${record.restored.join(', ')}`)
+    }
+  } catch (caught) {
+    error = messageOf(caught)
+  }
+  if (error !== undefined) {
+    log.warning(`Could not put the instruction files back (the post step tries again): ${error}`)
+  }
+  recorder.record({
+    type: 'instruction-files',
+    record: { kept, restored: error === undefined, ...(error === undefined ? {} : { error }) }
+  })
 }
 
 /** Puts the credentials back after the session; a failure is reported, and left to the post step. */
@@ -582,16 +645,24 @@ async function loadCheckedPolicy(
   try {
     policy = await loadPolicy({
       path: settings.policyPath,
-      workingDirectory: settings.workingDirectory
+      workingDirectory: settings.workingDirectory,
+      workspace: settings.raw.workspace,
+      what: "input 'policy'"
     })
   } catch (error) {
     if (error instanceof PolicyError) {
-      annotate(error.issues, settings, env)
+      // the messages quote at most a short excerpt of the file (policy/errors.ts), and no secret
+      const issues = error.issues.map((issue) => ({
+        ...issue,
+        message: redact(issue.message, settings.secrets),
+        fix: redact(issue.fix, settings.secrets)
+      }))
+      annotate(issues, settings, env)
       recorder.record({
         type: 'policy',
         source: settings.policyPath,
         builtIn: false,
-        issues: error.issues.filter((issue) => issue.severity === 'error')
+        issues: issues.filter((issue) => issue.severity === 'error')
       })
     }
     throw error
@@ -730,7 +801,10 @@ function logSandbox(sandbox: SandboxPlan): void {
 
 /** `mode: check-policy`: validate, lint and test the policy file; never start the CLI. */
 async function checkPolicyOnly(settings: Settings, env: NodeJS.ProcessEnv): Promise<RunResult> {
-  const options = { workingDirectory: settings.workingDirectory }
+  const options = {
+    workingDirectory: settings.workingDirectory,
+    workspace: settings.raw.workspace
+  }
   const relative =
     path.relative(settings.workingDirectory, settings.policyPath) || settings.policyPath
   const check = await log.group('copilot-policy check', async () => {

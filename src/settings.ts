@@ -6,6 +6,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { UserError } from './errors.js'
 import { runnerSecrets, urlSecrets } from './text/url-credentials.js'
+import { isInside, namedInside, readTreeFile, workspaceRoots } from './tree-file.js'
 import type { CustomAgent } from './session/custom-agent.js'
 import type { McpServersInput } from './session/mcp-servers.js'
 
@@ -198,6 +199,14 @@ export function readSettings(input: InputReader, env: NodeJS.ProcessEnv = proces
       `Input 'working-directory' is '${workingDirectory}', which is not a directory. Check out the repository first (actions/checkout) or fix the path.`
     )
   }
+  // A directory of the tree that is a symlink out of it would make the agent work elsewhere.
+  const roots = workspaceRoots(workspace)
+  const realWorkingDirectory = fs.realpathSync(workingDirectory)
+  if (namedInside(roots, workingDirectory) && !isInside(roots.physical, realWorkingDirectory)) {
+    throw new UserError(
+      `Input 'working-directory' is '${workingDirectory}', which leads to '${realWorkingDirectory}', outside the workspace '${roots.physical}' (a symlink). The agent works only inside the checked-out tree: name a directory of it.`
+    )
+  }
 
   const mode = oneOf('mode', input('mode'), ['run', 'check-policy'], 'run')
   const promptInput = input('prompt')
@@ -209,11 +218,13 @@ export function readSettings(input: InputReader, env: NodeJS.ProcessEnv = proces
   }
   let prompt = promptInput
   if (promptFile !== '') {
-    const file = path.resolve(workspace, promptFile)
-    if (!fs.existsSync(file)) {
-      throw new UserError(`Input 'prompt-file' names '${file}', which does not exist.`)
-    }
-    prompt = fs.readFileSync(file, 'utf8').trim()
+    const { file, text } = readTreeFile({
+      what: "input 'prompt-file'",
+      name: promptFile,
+      base: workspace,
+      workspace
+    })
+    prompt = text.trim()
     if (prompt === '') throw new UserError(`The prompt file '${file}' is empty.`)
   }
 

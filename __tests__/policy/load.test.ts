@@ -1,8 +1,14 @@
-import { readFileSync, writeFileSync } from 'node:fs'
+import { readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
-import { compilePolicy, loadPolicy, PolicyError } from '../../src/policy/index.js'
+import {
+  compilePolicy,
+  loadPolicy,
+  PolicyError,
+  resolvePolicyText
+} from '../../src/policy/index.js'
 import { BUILT_IN_IDS } from '../../src/policy/schema.js'
 import { locateWasm } from '../../src/policy/wasm.js'
+import { TreeFileError } from '../../src/tree-file.js'
 import { EXAMPLE_POLICY, shell, tempWorkspace } from './helpers.js'
 
 let ws: ReturnType<typeof tempWorkspace>
@@ -47,10 +53,60 @@ describe('loadPolicy', () => {
     )
   })
 
+  it('refuses a policy that is a symlink out of the workspace, without reading it', async () => {
+    symlinkSync('/proc/self/environ', path.join(ws.dir, 'environ.yml'))
+    const refused = loadPolicy({
+      path: 'environ.yml',
+      workingDirectory: ws.dir,
+      what: "input 'policy'"
+    })
+    await expect(refused).rejects.toBeInstanceOf(TreeFileError)
+    await expect(refused).rejects.toThrow(
+      /^Input 'policy' names '.*environ\.yml', which leads to '\/proc\/\d+\/environ', outside the workspace/
+    )
+    // a link to nothing is not a missing policy: no built-in policy in its place
+    symlinkSync('gone.yml', path.join(ws.dir, 'dangling.yml'))
+    await expect(loadPolicy({ path: 'dangling.yml', workingDirectory: ws.dir })).rejects.toThrow(
+      /does not exist/
+    )
+  })
+
   it('rejects a directory', async () => {
     await expect(loadPolicy({ path: '.', workingDirectory: ws.dir })).rejects.toBeInstanceOf(
       PolicyError
     )
+  })
+})
+
+describe('policy errors quote at most a short excerpt of the file', () => {
+  const SECRET = 'ghp_' + 'S'.repeat(36) + 'TAIL-OF-THE-SECRET'
+
+  it('a string where a mapping belongs: the first 40 characters, on one line', async () => {
+    const e = await errorOf(`HOME=/root\u0000GITHUB_TOKEN=${SECRET}\u0000PATH=/usr/bin\n`)
+    expect(e.message).toMatch(/^policy\.yml:1:1: a policy must be a mapping, not the string "/)
+    expect(e.message).not.toContain('TAIL-OF-THE-SECRET')
+    expect(e.message).not.toContain('PATH=/usr/bin')
+    expect(e.message).toContain('…"')
+    expect(e.message.split('\n')).toHaveLength(1)
+  })
+
+  it('a value, a key, an id or a pattern: cut at 40 characters', async () => {
+    for (const text of [
+      `version: 1\ndefault: ${SECRET}\n`,
+      `version: 1\n${SECRET}: 1\n`,
+      `version: 1\nrules:\n  - { id: ${SECRET}, decision: allow, shell: [x] }\n  - { id: ${SECRET}, decision: allow, shell: [y] }\n`,
+      `version: 1\nrules:\n  - { decision: allow, url: ["${SECRET}@x"] }\n`,
+      `version: 1\nrules:\n  - { decision: allow, mcp: ["${SECRET}"] }\n`
+    ]) {
+      const e = await errorOf(text)
+      expect(e.message).toMatch(/^policy\.yml:\d+:\d+: /)
+      expect(e.message).not.toContain('TAIL-OF-THE-SECRET')
+    }
+  })
+
+  it("the YAML parser's own messages: what follows their colon is cut too", () => {
+    const { issues } = resolvePolicyText(`version: 1\nrules: !${SECRET} []\n`, 'policy.yml')
+    expect(issues.map((i) => i.message)).toEqual([`Unresolved tag: ${'!ghp_'.padEnd(40, 'S')}…`])
   })
 })
 

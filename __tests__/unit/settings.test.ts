@@ -15,6 +15,28 @@ const read = (inputs: Record<string, string>) => {
 }
 
 describe('settings', () => {
+  it('reads prompt-file as a file of the tree: a symlink out of it is refused unread', () => {
+    fs.writeFileSync(path.join(workspace, 'task.md'), ' the task \n')
+    expect(read({ 'prompt-file': 'task.md' }).prompt).toBe('the task')
+    fs.symlinkSync('/proc/self/environ', path.join(workspace, 'environ.md'))
+    expect(() => read({ 'prompt-file': 'environ.md' })).toThrow(
+      /^Input 'prompt-file' names '.*environ\.md', which leads to '\/proc\/\d+\/environ', outside the workspace/
+    )
+    expect(() => read({ 'prompt-file': 'missing.md' })).toThrow(/which does not exist/)
+  })
+
+  it('refuses a working-directory that is a symlink out of the workspace', () => {
+    const elsewhere = fs.mkdtempSync(path.join(os.tmpdir(), 'settings-elsewhere-'))
+    try {
+      fs.symlinkSync(elsewhere, path.join(workspace, 'sub'))
+      expect(() => read({ prompt: 'x', 'working-directory': 'sub' })).toThrow(
+        /Input 'working-directory' is '.*sub', which leads to '.*settings-elsewhere-.*', outside the workspace/
+      )
+    } finally {
+      fs.rmSync(elsewhere, { recursive: true, force: true })
+    }
+  })
+
   it('reads numbers in plain decimal notation', () => {
     const settings = read({
       prompt: 'x',

@@ -56,6 +56,8 @@ export interface RepositoryConfigOptions {
   /** Declares the working directory trusted for this session only (never persisted). */
   trustWorkingDirectory?: 'session'
   requestExtensions?: false
+  /** Instruction files of the directories a viewed file is in, surfaced after the view. */
+  enableOnDemandInstructionDiscovery?: false
   excludedTools?: string[]
 }
 

@@ -29,6 +29,7 @@ import {
   type PathGlob
 } from './paths.js'
 import { commandSpellings } from './commands.js'
+import { excerpt } from './errors.js'
 import { GIT_CONFIG, runnerPaths, sensitiveDirectory, sensitiveWordReason } from './sensitive.js'
 import {
   analyzeShell,
@@ -125,13 +126,17 @@ export function compileRule(spec: RuleSpec): CompiledRule {
         matcher: spec.matcher,
         paths: each((p, i) => {
           if (p.startsWith('!')) {
-            throw new PatternError(i, `"${p}" is a negated glob`, 'use a deny rule instead of "!"')
+            throw new PatternError(
+              i,
+              `${excerpt(p)} is a negated glob`,
+              'use a deny rule instead of "!"'
+            )
           }
           const segments = p.split('/')
           if (!p.startsWith('/') && segments.includes('..')) {
             throw new PatternError(
               i,
-              `"${p}" leaves the working directory and can never match`,
+              `${excerpt(p)} leaves the working directory and can never match`,
               'relative globs match inside the working directory only; use an absolute glob ' +
                 'such as /tmp/** for paths outside it'
             )
@@ -168,8 +173,8 @@ export function compileRule(spec: RuleSpec): CompiledRule {
           if (slash <= 0 || slash === p.length - 1) {
             throw new PatternError(
               i,
-              `"${p}" is not server/tool`,
-              `write the MCP server and tool: "${slash < 0 ? p : p.replace(/\//g, '')}/*" ` +
+              `${excerpt(p)} is not server/tool`,
+              `write the MCP server and tool: ${excerpt(`${slash < 0 ? p : p.replace(/\//g, '')}/*`)} ` +
                 'for every tool of a server, "github/get_*" for some'
             )
           }

@@ -1,5 +1,14 @@
-/** Errors and warnings about a policy file, each with its position and how to fix it. */
+/**
+ * Errors and warnings about a policy file, each with its position and how to fix it.
+ *
+ * An error never quotes the file beyond a short excerpt at its position (`excerpt`): the message
+ * goes to the log, the report and the pull request comment, and a file that is not what it
+ * seems must not be printed through them. (Files outside the tree are not read at all:
+ * src/tree-file.ts.)
+ */
 import { UserError } from '../errors.js'
+
+export { clipMessage, excerpt, EXCERPT_MAX } from '../text/excerpt.js'
 
 export interface PolicyIssue {
   severity: 'error' | 'warning'

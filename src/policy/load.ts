@@ -3,8 +3,7 @@
  * rules, initialize the shell parser. Every problem is reported as `file:line:column` with a
  * fix; all problems found are reported at once.
  */
-import { readFile } from 'node:fs/promises'
-import path from 'node:path'
+import fs from 'node:fs'
 import {
   isMap,
   isNode,
@@ -17,7 +16,7 @@ import {
 } from 'yaml'
 import type { z } from 'zod'
 import { compileRule, PatternError, PolicyEngine, requestOf, type RuleSpec } from './engine.js'
-import { byPosition, PolicyError, type PolicyIssue } from './errors.js'
+import { byPosition, clipMessage, excerpt, PolicyError, type PolicyIssue } from './errors.js'
 import { presetText } from './presets.js'
 import type { PolicyTestCase } from './testing.js'
 import {
@@ -36,6 +35,7 @@ import {
 } from './schema.js'
 import type { DefaultVerdict } from './types.js'
 import { initBashParser } from './wasm.js'
+import { readTreeFile, TreeFileError } from '../tree-file.js'
 
 export type PathSegment = string | number
 
@@ -119,7 +119,7 @@ export interface ParsedPolicy {
 }
 
 function ruleLabel(index: number, id: string | undefined): string {
-  return id === undefined ? `rule ${index + 1}` : `rule ${index + 1} ("${id}")`
+  return id === undefined ? `rule ${index + 1}` : `rule ${index + 1} (${excerpt(id)})`
 }
 
 function distance(a: string, b: string): number {
@@ -157,7 +157,7 @@ function describeType(value: unknown): string {
   if (value === null) return 'null'
   if (Array.isArray(value)) return 'a list'
   if (typeof value === 'object') return 'a mapping'
-  if (typeof value === 'string') return `the string "${value}"`
+  if (typeof value === 'string') return `the string ${excerpt(value)}`
   if (typeof value === 'number' || typeof value === 'boolean') return `${typeof value} ${value}`
   return typeof value
 }
@@ -212,7 +212,7 @@ function zodIssues(map: SourceMap, issues: readonly ZodIssue[], input: unknown):
         out.push(
           map.issue(
             [...at, key],
-            `unknown key "${key}"${label}`,
+            `unknown key ${excerpt(key)}${label}`,
             guess !== undefined
               ? `did you mean "${guess}"? (allowed keys: ${allowed.join(', ')})`
               : `remove it; allowed keys: ${allowed.join(', ')}`,
@@ -298,13 +298,15 @@ function zodIssues(map: SourceMap, issues: readonly ZodIssue[], input: unknown):
         out.push(
           map.issue(
             at,
-            `invalid ${String(name ?? 'value')} "${String(value)}"${label}`,
+            `invalid ${String(name ?? 'value')} ${excerpt(String(value))}${label}`,
             `write ${help ?? 'a valid value'}`
           )
         )
         break
       default:
-        out.push(map.issue(at, `${issue.message}${label}`, `write ${help ?? 'a valid value'}`))
+        out.push(
+          map.issue(at, `${clipMessage(issue.message)}${label}`, `write ${help ?? 'a valid value'}`)
+        )
     }
   }
   return out
@@ -334,7 +336,7 @@ export function parsePolicyText(text: string, file: string): ParsedPolicy {
       file,
       line: pos.line,
       column: pos.col,
-      message: `invalid YAML: ${firstLine.replace(/ at line \d+, column \d+:?$/, '')}`,
+      message: `invalid YAML: ${clipMessage(firstLine.replace(/ at line \d+, column \d+:?$/, ''))}`,
       fix:
         error.code === 'DUPLICATE_KEY'
           ? 'remove one of the duplicate keys'
@@ -350,7 +352,7 @@ export function parsePolicyText(text: string, file: string): ParsedPolicy {
       file,
       line: pos.line,
       column: pos.col,
-      message: warning.message.split('\n')[0] ?? warning.message,
+      message: clipMessage(warning.message),
       fix: 'see the YAML warning'
     })
   }
@@ -417,7 +419,7 @@ function testCases(map: SourceMap, data: PolicyFileInput, out: PolicyTestCase[])
       issues.push(
         map.issue(
           [...at, 'mcp'],
-          `"${subject}" in test ${i + 1} is not server/tool`,
+          `${excerpt(subject)} in test ${i + 1} is not server/tool`,
           'write mcp: "server/tool"'
         )
       )
@@ -473,7 +475,7 @@ function ruleSpecs(map: SourceMap, data: PolicyFileInput, out: RuleSpec[]): Poli
         issues.push(
           map.issue(
             [...at, 'id'],
-            `id "${rule.id}" is reserved for the policy's built-in decisions`,
+            `id ${excerpt(rule.id)} is reserved for the policy's built-in decisions`,
             'choose another id'
           )
         )
@@ -482,7 +484,7 @@ function ruleSpecs(map: SourceMap, data: PolicyFileInput, out: RuleSpec[]): Poli
         issues.push(
           map.issue(
             [...at, 'id'],
-            `duplicate rule id "${rule.id}" (first used at line ${pos.line})`,
+            `duplicate rule id ${excerpt(rule.id)} (first used at line ${pos.line})`,
             'give every rule a different id'
           )
         )
@@ -490,7 +492,7 @@ function ruleSpecs(map: SourceMap, data: PolicyFileInput, out: RuleSpec[]): Poli
         issues.push(
           map.issue(
             [...at, 'id'],
-            `id "${rule.id}" is also the generated id of the rule at that position`,
+            `id ${excerpt(rule.id)} is also the generated id of the rule at that position`,
             'choose an id that is not of the form rule-<n>'
           )
         )
@@ -642,27 +644,41 @@ export const FALLBACK_PRESET: PresetName = 'read-only'
 
 /**
  * Loads the policy file at `options.path` (relative paths are relative to the working
- * directory). A missing file gives the built-in `read-only` policy.
+ * directory). A missing file gives the built-in `read-only` policy. The file is read as a file
+ * of the checked-out tree (src/tree-file.ts): one that leads out of `options.workspace` (the
+ * working directory when not given), or is not a regular file, is refused unread.
  */
 export async function loadPolicy(options: {
   path: string
   workingDirectory: string
+  workspace?: string
+  /** Who names the file, for errors (`input 'policy'`). */
+  what?: string
 }): Promise<CompiledPolicy> {
-  const file = path.resolve(options.workingDirectory, options.path)
   let text: string
   try {
-    text = await readFile(file, 'utf8')
+    text = readTreeFile({
+      what: options.what ?? 'the policy',
+      name: options.path,
+      base: options.workingDirectory,
+      workspace: options.workspace ?? options.workingDirectory
+    }).text
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code
-    if (code === 'ENOENT') {
-      return compilePolicy(
-        presetText(FALLBACK_PRESET),
-        `built-in:${FALLBACK_PRESET}`,
-        options.workingDirectory,
-        { builtIn: true }
-      )
+    if (!(error instanceof TreeFileError)) throw error
+    if (error.problem === 'missing') {
+      try {
+        fs.lstatSync(error.file)
+      } catch {
+        // nothing there at all (not a link to nothing): the built-in policy
+        return compilePolicy(
+          presetText(FALLBACK_PRESET),
+          `built-in:${FALLBACK_PRESET}`,
+          options.workingDirectory,
+          { builtIn: true }
+        )
+      }
     }
-    if (code === 'EISDIR') {
+    if (error.problem === 'not-regular' && error.kind === 'a directory') {
       throw new PolicyError([
         {
           severity: 'error',

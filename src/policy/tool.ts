@@ -6,6 +6,7 @@
  * person, errors, failures, changes); 2 bad usage, or a policy or report that cannot be read.
  */
 import { readFile } from 'node:fs/promises'
+import { readTreeFile } from '../tree-file.js'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
 import { z } from 'zod'
@@ -32,6 +33,11 @@ export interface ToolResult {
 export interface ToolOptions {
   /** The directory relative policy paths and relative path globs are resolved against. */
   workingDirectory: string
+  /**
+   * The checked-out tree a policy named inside it must stay in (src/tree-file.ts); the working
+   * directory when not given.
+   */
+  workspace?: string
 }
 
 export const USAGE = `Usage:
@@ -49,10 +55,7 @@ unreadable input.`
 
 class InputError extends Error {}
 
-async function readPolicyText(
-  ref: string,
-  options: ToolOptions
-): Promise<{ text: string; source: string }> {
+function readPolicyText(ref: string, options: ToolOptions): { text: string; source: string } {
   if (ref.startsWith('built-in:')) {
     const name = ref.slice('built-in:'.length)
     if (!(PRESET_NAMES as readonly string[]).includes(name)) {
@@ -61,17 +64,20 @@ async function readPolicyText(
     return { text: presetText(name as PresetName), source: ref }
   }
   try {
-    return {
-      text: await readFile(path.resolve(options.workingDirectory, ref), 'utf8'),
-      source: ref
-    }
+    const { text } = readTreeFile({
+      what: `the policy ${ref}`,
+      name: ref,
+      base: options.workingDirectory,
+      workspace: options.workspace ?? options.workingDirectory
+    })
+    return { text, source: ref }
   } catch (error) {
     throw new InputError(`cannot read ${ref}: ${(error as Error).message}`)
   }
 }
 
 async function loadForTool(ref: string, options: ToolOptions): Promise<CompiledPolicy> {
-  const { text, source } = await readPolicyText(ref, options)
+  const { text, source } = readPolicyText(ref, options)
   return compilePolicy(text, source, options.workingDirectory)
 }
 
@@ -99,7 +105,7 @@ export async function checkPolicy(
   let text: string
   let source: string
   try {
-    ;({ text, source } = await readPolicyText(ref, options))
+    ;({ text, source } = readPolicyText(ref, options))
   } catch (error) {
     return failure(error)
   }

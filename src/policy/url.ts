@@ -13,6 +13,7 @@
 import { domainToASCII } from 'node:url'
 import { compileGlob, globMatches, type Glob } from './glob.js'
 import { pathMatcher } from './paths.js'
+import { excerpt } from './errors.js'
 
 export interface UrlPattern {
   source: string
@@ -42,7 +43,7 @@ function normalizeHostPattern(host: string, source: string): string {
   const lower = host.toLowerCase().replace(/\.$/, '')
   const invalid = () =>
     new UrlPatternError(
-      `"${source}" is not a host pattern: use a host name such as docs.github.com or *.example.com`
+      `${excerpt(source)} is not a host pattern: use a host name such as docs.github.com or *.example.com`
     )
   if (IPV6.test(lower)) return lower
   if (!lower.includes('*')) {
@@ -72,12 +73,12 @@ export function compileUrlPattern(source: string): UrlPattern {
   if (scheme === null) {
     if (/[/?#@]/.test(trimmed)) {
       throw new UrlPatternError(
-        `"${source}" has a path but no scheme: write https://${trimmed} or only the host`
+        `${excerpt(source)} has a path but no scheme: write ${excerpt(`https://${trimmed}`)} or only the host`
       )
     }
     const [host, port, extra] = trimmed.split(':')
     if (extra !== undefined || (port !== undefined && !/^\d+$/.test(port))) {
-      throw new UrlPatternError(`"${source}" is not host or host:port`)
+      throw new UrlPatternError(`${excerpt(source)} is not host or host:port`)
     }
     return {
       source,
@@ -93,10 +94,12 @@ export function compileUrlPattern(source: string): UrlPattern {
   const authority = slash < 0 ? rest : rest.slice(0, slash)
   const pathGlob = slash < 0 ? '' : rest.slice(slash)
   if (authority.includes('@')) {
-    throw new UrlPatternError(`"${source}" contains userinfo (@): patterns name hosts only`)
+    throw new UrlPatternError(`${excerpt(source)} contains userinfo (@): patterns name hosts only`)
   }
   if (/[?#]/.test(pathGlob)) {
-    throw new UrlPatternError(`"${source}" has a query or fragment: patterns match paths only`)
+    throw new UrlPatternError(
+      `${excerpt(source)} has a query or fragment: patterns match paths only`
+    )
   }
   const portMatch = /^(.*?)(?::(\d+))?$/.exec(authority) as RegExpExecArray
   const hostPart = portMatch[1] as string

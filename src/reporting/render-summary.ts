@@ -268,9 +268,13 @@ export function permissionSection(view: View, limits: Limits): string {
   const policy = report.policy.builtIn
     ? `**Policy:** the built-in read-only policy applied, because no policy file was found (${source}).`
     : `**Policy:** ${source}`
-  const lines = [policy, sandboxLine(view), auditLine(view), credentialsLine(view)].filter(
-    (line): line is string => line !== null
-  )
+  const lines = [
+    policy,
+    sandboxLine(view),
+    auditLine(view),
+    credentialsLine(view),
+    instructionFilesLine(view)
+  ].filter((line): line is string => line !== null)
   const parts = [
     `#### 🔐 Permissions · ${formatInt(view.allowedTotal)} allowed, ${formatInt(view.deniedTotal)} denied`,
     lines.join('  \n')
@@ -382,6 +386,21 @@ function sandboxLine(view: View): string | null {
     case 'off':
       return `**Sandbox:** off (sandbox.mode: off): the agent's shell commands ran without the OS sandbox`
   }
+}
+
+/** One line: instruction files the CLI would have read from outside the tree, kept from it. */
+function instructionFilesLine(view: View): string | null {
+  const record = view.report.instructionFiles
+  if (record === undefined || record.kept.length === 0) return null
+  const files = record.kept
+    .slice(0, 10)
+    .map((file) => `${view.code(file.path, 200)} (${view.inline(file.reason, 200)})`)
+    .join(', ')
+  const more = record.kept.length > 10 ? ` and ${record.kept.length - 10} more` : ''
+  const back = record.restored
+    ? 'put back after it'
+    : `not put back${record.error ? `: ${view.inline(record.error, 300)}` : ''} (the post step tries again)`
+  return `**Instruction files:** 🚧 kept from the Copilot CLI during the session, as they lead out of the workspace or are not regular files: ${files}${more}; ${back}`
 }
 
 /** One line: the checkout's credentials were out of the git config during the session. */

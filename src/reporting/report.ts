@@ -52,6 +52,14 @@ export function toReport(state: RunState, options: ReportOptions): Report {
     ...(state.credentials === undefined
       ? {}
       : { credentials: { ...state.credentials, removed: [...state.credentials.removed] } }),
+    ...(state.instructionFiles === undefined
+      ? {}
+      : {
+          instructionFiles: {
+            ...state.instructionFiles,
+            kept: state.instructionFiles.kept.map((file) => ({ ...file }))
+          }
+        }),
     ...(state.workingDirectory === undefined ? {} : { workingDirectory: state.workingDirectory }),
     plan: { content: state.plan, todos: state.todos.map((todo) => ({ ...todo })) },
     tools: state.tools.map((record) => ({ ...record })),

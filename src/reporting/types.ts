@@ -247,6 +247,20 @@ export interface CredentialsRecord {
   error?: string
 }
 
+/**
+ * Instruction files (AGENTS.md, .github/copilot-instructions.md, ...) the CLI would have read from
+ * an untrusted tree although they lead out of the workspace or are not regular files: moved aside
+ * for the session (session/instruction-files.ts), put back after it.
+ */
+export interface InstructionFilesRecord {
+  /** Each file, relative to the workspace, and why it was kept from the CLI. */
+  kept: Array<{ path: string; reason: string }>
+  /** Put back after the session (false: not yet, or it failed and the post step tries again). */
+  restored: boolean
+  /** Why they could not be put back. */
+  error?: string
+}
+
 export interface Report {
   version: 1
   status: RunStatus
@@ -272,6 +286,8 @@ export interface Report {
   audit?: AuditRecord
   /** The checkout's credentials, out of the git config during the session (absent: none found). */
   credentials?: CredentialsRecord
+  /** Instruction files kept from the CLI for the session (absent: none). */
+  instructionFiles?: InstructionFilesRecord
   plan: { content: string | null; todos: TodoRecord[] }
   tools: ToolCallRecord[]
   permissions: PermissionRecord[]

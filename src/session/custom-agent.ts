@@ -19,6 +19,8 @@ import path from 'node:path'
 import { LineCounter, parseDocument } from 'yaml'
 import { z } from 'zod'
 import { UserError } from '../errors.js'
+import { clipMessage } from '../text/excerpt.js'
+import { readTreeFile } from '../tree-file.js'
 
 export const AGENTS_DIRECTORY = '.github/agents'
 
@@ -63,8 +65,16 @@ export function listAgents(workingDirectory: string): string[] {
     .sort()
 }
 
-/** Reads and checks the agent `name`; fails naming the agents there are. */
-export function readCustomAgent(name: string, workingDirectory: string): CustomAgent {
+/**
+ * Reads and checks the agent `name`; fails naming the agents there are. The file is read as a
+ * file of the checked-out tree (src/tree-file.ts): one leading out of `workspace` (the working
+ * directory when not given), or not a regular file, is refused unread.
+ */
+export function readCustomAgent(
+  name: string,
+  workingDirectory: string,
+  workspace: string = workingDirectory
+): CustomAgent {
   const found = listAgents(workingDirectory)
   const available =
     found.length === 0
@@ -76,16 +86,27 @@ export function readCustomAgent(name: string, workingDirectory: string): CustomA
     )
   }
   const candidates = [`${name}.agent.md`, `${name}.md`].map((f) => `${AGENTS_DIRECTORY}/${f}`)
+  // the first name there is (a link too: readTreeFile judges where it leads)
   const file = candidates.find((f) => {
-    const full = path.join(workingDirectory, f)
-    return fs.existsSync(full) && fs.statSync(full).isFile()
+    try {
+      fs.lstatSync(path.join(workingDirectory, f))
+      return true
+    } catch {
+      return false
+    }
   })
   if (file === undefined) {
     throw new UserError(
       `Input 'agent' is '${name}', but ${candidates[0] ?? ''} does not exist. ${available}`
     )
   }
-  return parseAgentFile(name, file, fs.readFileSync(path.join(workingDirectory, file), 'utf8'))
+  const { text } = readTreeFile({
+    what: `input 'agent' (${file})`,
+    name: file,
+    base: workingDirectory,
+    workspace
+  })
+  return parseAgentFile(name, file, text)
 }
 
 /** Parses an agent file's text: front matter between `---` lines, then the instructions. */
@@ -102,7 +123,7 @@ export function parseAgentFile(name: string, file: string, text: string): Custom
   if (syntax !== undefined) {
     const at = lines.linePos(syntax.pos[0])
     throw new UserError(
-      `${file}:${at.line + 1}:${at.col}: the front matter is not valid YAML: ${syntax.message.split('\n')[0] ?? ''}`
+      `${file}:${at.line + 1}:${at.col}: the front matter is not valid YAML: ${clipMessage(syntax.message)}`
     )
   }
   const parsed = FrontMatter.safeParse(document.toJS() ?? {})
@@ -117,7 +138,7 @@ export function parseAgentFile(name: string, file: string, text: string): Custom
     throw new UserError(
       key === 'description' && node === undefined
         ? `${file}:2: the front matter has no description. Add one: description: What the agent does`
-        : `${file}:${line}: '${key}' ${key === 'tools' ? 'must be a list of tool names' : `is invalid: ${issue?.message ?? ''}`}`
+        : `${file}:${line}: '${key}' ${key === 'tools' ? 'must be a list of tool names' : `is invalid: ${clipMessage(issue?.message ?? '')}`}`
     )
   }
   const prompt = text.slice((match.index ?? 0) + match[0].length).trim()

@@ -34,6 +34,7 @@ import type {
   AgentRecord,
   CompletionRecord,
   CredentialsRecord,
+  InstructionFilesRecord,
   McpServerRecord,
   ModelUsage,
   PermissionRecord,
@@ -133,6 +134,8 @@ export type RunInput =
   | { type: 'audit'; result: Omit<AuditRecord, 'readOnly' | 'checks'> }
   /** The checkout's credentials taken out of the git config, and whether they are back. */
   | { type: 'credentials'; record: CredentialsRecord }
+  /** Instruction files kept from the CLI for the session, and whether they are back. */
+  | { type: 'instruction-files'; record: InstructionFilesRecord }
   | {
       type: 'decision'
       requestId: string
@@ -215,6 +218,7 @@ export interface RunState {
   /** The CLI said the sandbox did not engage (first report). */
   sandboxFailure: string | undefined
   credentials: CredentialsRecord | undefined
+  instructionFiles: InstructionFilesRecord | undefined
   workingDirectory: string | undefined
 
   sessionId: string | null
@@ -294,6 +298,7 @@ export function createState(options: StateOptions): RunState {
     sandboxPlanned: false,
     sandboxFailure: undefined,
     credentials: undefined,
+    instructionFiles: undefined,
     workingDirectory:
       options.workingDirectory === undefined ? undefined : clean(options.workingDirectory),
     sessionId: null,
@@ -400,6 +405,18 @@ export function fold(state: RunState, input: RunInput): RunState {
         removed: input.record.removed
           .slice(0, REPORT_LIMITS.credentials)
           .map((key) => clip(clean(state, key), 500)),
+        restored: input.record.restored,
+        ...(input.record.error === undefined
+          ? {}
+          : { error: clip(clean(state, input.record.error), 1000) })
+      }
+      break
+    case 'instruction-files':
+      state.instructionFiles = {
+        kept: input.record.kept.slice(0, REPORT_LIMITS.credentials).map((file) => ({
+          path: clip(clean(state, file.path), 500),
+          reason: clip(clean(state, file.reason), 500)
+        })),
         restored: input.record.restored,
         ...(input.record.error === undefined
           ? {}

@@ -16,10 +16,11 @@
  * decides every call the agent makes to their tools (`mcp` rules), not what a server does.
  */
 import fs from 'node:fs'
-import path from 'node:path'
 import { z } from 'zod'
 import type { McpServerConfig } from '../cli/session-api.js'
 import { UserError } from '../errors.js'
+import { excerpt } from '../text/excerpt.js'
+import { isInside, readTreeFile, TreeFileError, type TreeFile } from '../tree-file.js'
 import { JsonSyntaxError, parseJson, type JsonPath } from './json.js'
 import { redactUrl, urlSecrets } from '../text/url-credentials.js'
 
@@ -80,20 +81,24 @@ export function readMcpServers(
   let text = raw
   let source = "input 'mcp-servers'"
   if (!raw.startsWith('{')) {
-    const file = path.resolve(workspace, raw)
-    source = file
-    if (!fs.existsSync(file) || !fs.statSync(file).isFile()) {
+    let read: TreeFile
+    try {
+      read = readTreeFile({ what: "input 'mcp-servers'", name: raw, base: workspace, workspace })
+    } catch (error) {
+      if (error instanceof TreeFileError && error.problem === 'missing') {
+        throw new UserError(
+          `Input 'mcp-servers' names '${error.file}', which is not a file. Give the servers as JSON ({"NAME": {"command": …}}) or the path of a JSON file.`
+        )
+      }
+      throw error
+    }
+    source = read.file
+    if (!trustedTree && isInside(fs.realpathSync(workingDirectory), read.realPath)) {
       throw new UserError(
-        `Input 'mcp-servers' names '${file}', which is not a file. Give the servers as JSON ({"NAME": {"command": …}}) or the path of a JSON file.`
+        `Input 'mcp-servers' names '${read.file}', which is in the checked-out tree: on a pull request that file is the author's, and each server in it is a command the CLI would run. Give the servers inline in the workflow, or set 'trusted-config: true' when the tree is trusted.`
       )
     }
-    const relative = path.relative(workingDirectory, fs.realpathSync(file))
-    if (!trustedTree && !relative.startsWith('..') && !path.isAbsolute(relative)) {
-      throw new UserError(
-        `Input 'mcp-servers' names '${file}', which is in the checked-out tree: on a pull request that file is the author's, and each server in it is a command the CLI would run. Give the servers inline in the workflow, or set 'trusted-config: true' when the tree is trusted.`
-      )
-    }
-    text = fs.readFileSync(file, 'utf8')
+    text = read.text
   }
   return parseMcpServers(text, source)
 }
@@ -134,7 +139,7 @@ export function parseMcpServers(text: string, source: string): McpServersInput {
     const where = [...prefix, name]
     if (!SERVER_NAME.test(name)) {
       throw new UserError(
-        `${at(where)}: the server name "${name}" may hold only letters, digits, "_" and "-" (policy rules name a tool "${name}/TOOL").`
+        `${at(where)}: the server name ${excerpt(name)} may hold only letters, digits, "_" and "-" (policy rules name a tool "NAME/TOOL").`
       )
     }
     const config = root[name]
@@ -170,7 +175,7 @@ function issueKeyPath(issue: z.core.$ZodIssue): Array<string | number> {
 function describe(issue: z.core.$ZodIssue, fields: string): string {
   const field = issue.path.map(String).join('.')
   if (issue.code === 'unrecognized_keys') {
-    return `unknown field "${issue.keys.join('", "')}"; a server of this type has the fields ${fields}.`
+    return `unknown field ${issue.keys.map((k) => excerpt(k)).join(', ')}; a server of this type has the fields ${fields}.`
   }
   if (issue.code === 'invalid_type' && /received undefined/.test(issue.message)) {
     return `the field "${field}" is missing.`

@@ -3,7 +3,9 @@
  * author's, so by default nothing in it that runs code or widens what the agent can do is loaded;
  * `trusted-config: true` (the workflow says the tree is trusted) gives the CLI its own discovery
  * back. Instruction files (AGENTS.md, .github/copilot-instructions.md, .github/instructions/,
- * CLAUDE.md, GEMINI.md) stay on either way: they are text, and the policy judges every act.
+ * CLAUDE.md, GEMINI.md, .claude/rules/) stay on either way: they are text, and the policy judges
+ * every act; but one that leads out of the workspace or is not a regular file is moved aside for
+ * the session (instruction-files.ts), since the CLI reads them by itself, unsandboxed.
  *
  * Measured on CLI 1.0.102 headless (__tests__/e2e/untrusted-config.test.ts), what the tree can
  * bring and what keeps it out:
@@ -38,6 +40,9 @@ export function repositoryConfigOptions(trusted: boolean): RepositoryConfigOptio
     enableConfigDiscovery: false,
     enableFileHooks: false,
     requestExtensions: false,
+    // nested AGENTS.md and the like, surfaced after a file view (off by default headless on
+    // 1.0.102, said here): the action checks only the ones read at the start (instruction-files.ts)
+    enableOnDemandInstructionDiscovery: false,
     excludedTools: [LSP_TOOL]
   }
 }

@@ -17,7 +17,10 @@ export function resolveSessionInputs(settings: Settings): Settings {
     settings.workingDirectory,
     settings.trustedConfig
   )
-  const agent = raw.agent === '' ? undefined : readCustomAgent(raw.agent, settings.workingDirectory)
+  const agent =
+    raw.agent === ''
+      ? undefined
+      : readCustomAgent(raw.agent, settings.workingDirectory, raw.workspace)
   return {
     ...settings,
     ...(mcpServers ? { mcpServers } : {}),
