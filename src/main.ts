@@ -189,7 +189,7 @@ async function runAgent(
     // the audit's snapshot too, so that their absence is not the agent's change).
     if (!settings.trustedConfig) instructionsStash = stashUnsafeInstructions(settings, recorder)
     // What the agent's work is checked against afterwards, and what the sandbox keeps read-only.
-    const started = await WorkspaceAudit.start({
+    const started = WorkspaceAudit.start({
       root: settings.workingDirectory,
       storeDir: path.join(settings.tempDir, 'audit'),
       protection: {

@@ -312,19 +312,42 @@ export async function snapshot(
   storeDir: string,
   protection: Protection
 ): Promise<Snapshot> {
-  fs.rmSync(storeDir, { recursive: true, force: true })
-  fs.mkdirSync(path.join(storeDir, 'files'), { recursive: true, mode: 0o700 })
+  const files = snapshotFiles(root, storeDir, protection)
+  const tree = await gitTree(root, storeDir)
+  return { ...files, ...(tree ? { tree } : {}) }
+}
+
+/**
+ * The walk and the copies of the protected files, without the git tree (`snapshot` adds it).
+ * With `previous`, its store is kept: copies of files that did not change since are reused, and
+ * its git tree (the content at the start) stays what the rest is restored from.
+ */
+export function snapshotFiles(
+  root: string,
+  storeDir: string,
+  protection: Protection,
+  previous?: Snapshot
+): Snapshot {
+  if (previous === undefined) {
+    fs.rmSync(storeDir, { recursive: true, force: true })
+    fs.mkdirSync(path.join(storeDir, 'files'), { recursive: true, mode: 0o700 })
+  }
   const { entries, complete } = walk(root)
   const saved = new Map<string, string>()
-  let n = 0
   for (const [rel, entry] of entries) {
     if (entry.type !== 'file' || entry.size > MAX_SAVED_BYTES) continue
+    const before = previous?.entries.get(rel)
+    const kept = previous?.saved.get(rel)
+    if (kept !== undefined && before !== undefined && same(before, entry)) {
+      saved.set(rel, kept)
+      continue
+    }
     const candidate =
       isGitControl(rel) ||
       (rel.split('/').some((p) => protection.names.has(p.toLowerCase())) &&
         explicitlyDenied(root, rel, protection.decide))
     if (!candidate) continue
-    const copy = path.join(storeDir, 'files', String(n++))
+    const copy = path.join(storeDir, 'files', `${Date.now().toString(36)}-${saved.size}`)
     try {
       copyRegularFile(path.join(root, rel), copy)
       saved.set(rel, copy)
@@ -332,8 +355,14 @@ export async function snapshot(
       // unreadable: a change is reported, not reverted
     }
   }
-  const tree = await gitTree(root, storeDir)
-  return { root, entries, saved, storeDir, complete, ...(tree ? { tree } : {}) }
+  return {
+    root,
+    entries,
+    saved,
+    storeDir,
+    complete,
+    ...(previous?.tree === undefined ? {} : { tree: previous.tree })
+  }
 }
 
 /** What git ignores among `paths` (relative), by the tree's own ignore files. */
@@ -643,23 +672,38 @@ export class WorkspaceAudit {
     private baseline: Snapshot
   ) {}
 
-  /** Walks the workspace; the paths to keep read-only come with it. */
-  static async start(
-    options: WorkspaceAuditOptions
-  ): Promise<{ audit: WorkspaceAudit; readOnly: string[] }> {
-    const snap = await snapshot(options.root, options.storeDir, options.protection)
-    return {
-      audit: new WorkspaceAudit(options, snap),
-      readOnly: protectedPaths(snap, options.protection)
-    }
+  /** The git tree of the start, written while the CLI boots (`ready`). */
+  private tree: Promise<void> = Promise.resolve()
+
+  /**
+   * Walks the workspace and copies its protected files (the paths to keep read-only come with
+   * it); the git tree of the rest is written meanwhile (`ready`).
+   */
+  static start(options: WorkspaceAuditOptions): { audit: WorkspaceAudit; readOnly: string[] } {
+    const files = snapshotFiles(options.root, options.storeDir, options.protection)
+    const started = new WorkspaceAudit(options, files)
+    started.tree = gitTree(options.root, options.storeDir).then((tree) => {
+      if (tree !== undefined) started.baseline = { ...started.baseline, tree }
+    })
+    return { audit: started, readOnly: protectedPaths(files, options.protection) }
   }
 
-  /** The workspace as it is now becomes what the agent's next work is checked against. */
+  /** Resolves once the start's git tree is written: before the agent may change anything. */
+  ready(): Promise<void> {
+    return this.tree
+  }
+
+  /**
+   * The workspace as it is now becomes what the agent's next work is checked against (a walk;
+   * the content to restore stays the start's, and the protected files' copies are renewed).
+   */
   async rebaseline(): Promise<void> {
-    this.baseline = await snapshot(
+    await this.tree
+    this.baseline = snapshotFiles(
       this.options.root,
       this.options.storeDir,
-      this.options.protection
+      this.options.protection,
+      this.baseline
     )
   }
 
@@ -679,6 +723,7 @@ export class WorkspaceAudit {
         continue
       approved.add(path.relative(this.options.root, path.resolve(this.options.root, file)))
     }
+    await this.tree
     const result = await audit(this.baseline, {
       decide: this.options.protection.decide,
       approved,

@@ -195,6 +195,8 @@ export class Run {
     if (!setupPassed) return await this.close({ kind: 'setup-failed' })
     if (this.options.setupCommands.length > 0) await this.options.audit?.rebaseline()
 
+    // the workspace as it was is on record before the agent may change anything
+    await this.options.audit?.ready()
     this.lastEventAt = Date.now()
     recorder.record({ type: 'phase', phase: 'agent' })
     recorder.record({ type: 'prompt-sent' })
