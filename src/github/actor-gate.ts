@@ -79,8 +79,21 @@ const GatePayload = z.object({
   action: z.string().nullish(),
   sender: Login,
   comment: z.object({ user: Login }).nullish(),
-  review: z.object({ user: Login }).nullish()
+  review: z.object({ user: Login }).nullish(),
+  issue: z.object({ user: Login }).nullish(),
+  pull_request: z.object({ user: Login }).nullish()
 })
+
+/**
+ * Events whose text (the title and body) is the issue's or pull request's own: when one is
+ * `edited`, its author's text may run, so the author is judged too. (Not on `labeled`: a
+ * maintainer labelling a stranger's issue or pull request is how they approve its run.)
+ */
+const EDITED_TEXT: Readonly<Record<string, 'issue' | 'pull_request'>> = {
+  issues: 'issue',
+  pull_request: 'pull_request',
+  pull_request_target: 'pull_request'
+}
 
 /** Whether the event is gated, by whom it was triggered and written, and whether it may start. */
 export function gateSubject({ eventName, payload, env }: GateSubjectInput): GateSubject {
@@ -88,7 +101,12 @@ export function gateSubject({ eventName, payload, env }: GateSubjectInput): Gate
   const parsed = GatePayload.safeParse(payload)
   const data = parsed.success ? parsed.data : undefined
   const authored = AUTHORED_EVENTS[eventName]
-  const author = authored ? data?.[authored.object]?.user?.login.trim() : undefined
+  const edited = EDITED_TEXT[eventName]
+  const author = authored
+    ? data?.[authored.object]?.user?.login.trim()
+    : edited !== undefined && data?.action?.trim() === 'edited'
+      ? data[edited]?.user?.login.trim()
+      : undefined
   const candidates = [env.GITHUB_TRIGGERING_ACTOR?.trim(), data?.sender?.login.trim(), author]
   const actors: string[] = []
   for (const login of candidates) {

@@ -20,7 +20,7 @@ import { LineCounter, parseDocument } from 'yaml'
 import { z } from 'zod'
 import { UserError } from '../errors.js'
 import { clipMessage } from '../text/excerpt.js'
-import { readTreeFile } from '../tree-file.js'
+import { isInside, readTreeFile, workspaceRoots } from '../tree-file.js'
 
 export const AGENTS_DIRECTORY = '.github/agents'
 
@@ -54,9 +54,20 @@ const FrontMatter = z.looseObject({
 })
 
 /** The agents in `.github/agents` of the working directory, by name. */
-export function listAgents(workingDirectory: string): string[] {
+export function listAgents(
+  workingDirectory: string,
+  workspace: string = workingDirectory
+): string[] {
   const dir = path.join(workingDirectory, AGENTS_DIRECTORY)
-  if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) return []
+  let real: string
+  try {
+    real = fs.realpathSync(dir)
+  } catch {
+    return []
+  }
+  // a directory leading out of the tree lists nothing of where it leads
+  if (!isInside(workspaceRoots(workspace).physical, real)) return []
+  if (!fs.statSync(real).isDirectory()) return []
   return fs
     .readdirSync(dir)
     .filter((f) => f.endsWith('.md'))
@@ -75,7 +86,7 @@ export function readCustomAgent(
   workingDirectory: string,
   workspace: string = workingDirectory
 ): CustomAgent {
-  const found = listAgents(workingDirectory)
+  const found = listAgents(workingDirectory, workspace)
   const available =
     found.length === 0
       ? `There is no agent in ${AGENTS_DIRECTORY}/ of the working directory.`

@@ -18,6 +18,7 @@
  */
 import fs from 'node:fs'
 import path from 'node:path'
+import { UserError } from '../errors.js'
 import { describeKind, isInside, workspaceRoots } from '../tree-file.js'
 
 /** Single files the CLI reads from each directory it looks in. */
@@ -30,13 +31,23 @@ export const INSTRUCTION_FILES = [
 
 /** Directories whose files (matching `name`) the CLI reads, at any depth. */
 export const INSTRUCTION_TREES = [
-  { dir: '.github/instructions', name: /\.instructions\.md$/ },
-  { dir: '.claude/rules', name: /\.md$/ }
+  { dir: '.github/instructions', name: /\.instructions\.md$/i },
+  { dir: '.claude/rules', name: /\.md$/i }
 ] as const
 
-/** How many entries of an instruction directory are looked at, at most. */
+/**
+ * How many entries of the instruction directories are looked at, and how deep: past either, the
+ * run is refused (the CLI would read what the action did not check).
+ */
 const MAX_ENTRIES = 10_000
 const MAX_DEPTH = 16
+
+/** What the action cannot check is not handed to the CLI: the run does not start. */
+function tooMuch(what: string): UserError {
+  return new UserError(
+    `The checked-out tree has ${what} among the instruction files the Copilot CLI reads by itself (.github/instructions, .claude/rules), more than the action checks for links out of the workspace. Remove them, or set trusted-config: true if this tree is trusted.`
+  )
+}
 
 /** A file kept from the CLI: where it was (relative to the workspace) and why. */
 export interface KeptInstructionFile {
@@ -128,6 +139,26 @@ function follow(
   return { path: at }
 }
 
+/**
+ * The entries of `file`'s directory (under `dir`) whose names equal its name in any letter case,
+ * as paths relative to `dir` (`claude.md`, `Agents.md` for `AGENTS.md`).
+ */
+function caseVariants(root: string, dir: string, file: string): string[] {
+  const parent = path.posix.dirname(file)
+  const name = path.posix.basename(file).toLowerCase()
+  const where = parent === '.' ? { path: dir } : follow(root, dir, parent, 'directory')
+  if (where === undefined || 'unsafe' in where) return [file]
+  let names: string[]
+  try {
+    names = fs.readdirSync(where.path)
+  } catch {
+    return []
+  }
+  return names
+    .filter((n) => n.toLowerCase() === name)
+    .map((n) => (parent === '.' ? n : `${parent}/${n}`))
+}
+
 /** Every unsafe entry under an instruction directory (`dir`, already known to be inside). */
 function walk(
   root: string,
@@ -138,7 +169,8 @@ function walk(
   depth: number,
   budget: { left: number }
 ): void {
-  if (depth > MAX_DEPTH || seen.has(dir)) return
+  if (seen.has(dir)) return
+  if (depth > MAX_DEPTH) throw tooMuch(`directories deeper than ${MAX_DEPTH} levels`)
   seen.add(dir)
   let entries: fs.Dirent[]
   try {
@@ -147,7 +179,7 @@ function walk(
     return
   }
   for (const dirent of entries) {
-    if (--budget.left < 0) return
+    if (--budget.left < 0) throw tooMuch(`more than ${MAX_ENTRIES.toLocaleString('en-US')} entries`)
     const found = follow(root, dir, dirent.name, 'file')
     if (found === undefined) continue
     let isDirectory: boolean
@@ -180,8 +212,11 @@ export function findUnsafeInstructionFiles(workspace: string, workingDirectory: 
     }
     if (!isInside(root, physicalDir)) continue // settings.ts refuses such a working directory
     for (const file of INSTRUCTION_FILES) {
-      const found = follow(root, physicalDir, file, 'file')
-      if (found !== undefined && 'unsafe' in found) out.push(found.unsafe)
+      // the CLI matches the file's name in any letter case (its directory's exactly)
+      for (const named of caseVariants(root, physicalDir, file)) {
+        const found = follow(root, physicalDir, named, 'file')
+        if (found !== undefined && 'unsafe' in found) out.push(found.unsafe)
+      }
     }
     for (const tree of INSTRUCTION_TREES) {
       const found = follow(root, physicalDir, tree.dir, 'directory')
