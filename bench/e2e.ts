@@ -16,7 +16,7 @@
  *   environment`), a private COPILOT_HOME, and COPILOT_OFFLINE=true, its fastest configuration
  *   with a local provider. The same without COPILOT_OFFLINE is measured for reference.
  */
-import { spawn, type ChildProcessByStdio } from 'node:child_process'
+import { execFileSync, spawn, type ChildProcessByStdio } from 'node:child_process'
 import type { Readable } from 'node:stream'
 import fs from 'node:fs'
 import os from 'node:os'
@@ -141,6 +141,14 @@ export async function measure(variant: Variant): Promise<Sample> {
     },
     BENCH_HOME
   )
+  // a checkout, as actions/checkout leaves it: the workspace audit writes a git tree of it
+  for (const args of [
+    ['init', '-q'],
+    ['add', '-A'],
+    ['-c', 'user.email=bench@example.com', '-c', 'user.name=bench', 'commit', '-qm', 'checkout']
+  ]) {
+    execFileSync('git', args, { cwd: workspace.dir })
+  }
   const marks: Record<string, number> = {}
   try {
     let wallMs: number

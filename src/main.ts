@@ -22,7 +22,8 @@ import {
   type PolicyIssue
 } from './policy/index.js'
 import { checkPolicy, testPolicy } from './policy/tool.js'
-import { protectedNames, sandboxConfigFor, sandboxNetwork } from './policy/sandbox.js'
+import { homeCaches, protectedNames, sandboxConfigFor, sandboxNetwork } from './policy/sandbox.js'
+import { HomeCaches } from './session/home-caches.js'
 import { toReport } from './reporting/report.js'
 import { writeRedactedEvents } from './reporting/events-file.js'
 import { renderWorking } from './reporting/render.js'
@@ -167,6 +168,7 @@ async function runAgent(
     : undefined
   let stopped: Promise<void> | undefined
   let audit: WorkspaceAudit | undefined
+  let homeCacheGuard: HomeCaches | undefined
   let credentialsStash: string | undefined
   let instructionsStash: string | undefined
   try {
@@ -221,7 +223,10 @@ async function runAgent(
       record: sandbox.record,
       required: sandbox.mode === 'required'
     })
-    if (sandbox.config) recorder.record({ type: 'read-only', paths: started.readOnly })
+    if (sandbox.config) {
+      recorder.record({ type: 'read-only', paths: started.readOnly })
+      homeCacheGuard = HomeCaches.before(homeCaches(sandboxContext(settings, env)))
+    }
     logSandbox(sandbox)
     const connected = await cli.started
     if (connected.version) recorder.record({ type: 'cli', version: connected.version })
@@ -276,6 +281,7 @@ async function runAgent(
       // written after the last audit is audited too, then the credentials go back.
       await stopped?.catch(() => undefined)
       await lateAudit(audit, recorder)
+      sweepHomeCaches(homeCacheGuard)
       if (credentialsStash !== undefined) {
         restoreCheckoutCredentials(credentialsStash, env, recorder)
       }
@@ -326,6 +332,21 @@ function reportAudit(result: AuditReport, recorder: Recorder): void {
     log.warning(
       `Workspace audit: ${v.path} was ${v.change}, which ${v.rule === 'default' ? 'no write rule allows' : `rule ${v.rule} forbids`}${v.command ? ` (the command: ${v.command})` : ''}; ${v.reverted ? 'put back' : `NOT put back: ${v.note ?? 'unknown reason'}`}`
     )
+  }
+}
+
+/** HOME's caches the CLI made for the session go with it (session/home-caches.ts). */
+function sweepHomeCaches(guard: HomeCaches | undefined): void {
+  if (guard === undefined) return
+  try {
+    const removed = guard.sweep()
+    if (removed.length > 0) {
+      log.info(
+        `Removed the caches the sandbox made under HOME for the session: ${removed.join(', ')}`
+      )
+    }
+  } catch (error) {
+    log.warning(`Could not remove the caches the sandbox made under HOME: ${messageOf(error)}`)
   }
 }
 

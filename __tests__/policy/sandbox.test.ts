@@ -272,7 +272,7 @@ rules:
     expect(elsewhere.userPolicy.filesystem.readonlyPaths).not.toContain('/tmp')
   })
 
-  it("HOME's caches: read-only where they exist, a private tmpfs where they do not (the CLI would make them)", async () => {
+  it("HOME's caches: read-only where they exist, not mounted where they do not", async () => {
     const exists = (p: string): boolean =>
       p !== '/home/runner/.npm' && p !== '/home/runner/.cache/yarn'
     const config = await configOf(EXAMPLE_POLICY, facts({ exists }))
@@ -281,9 +281,7 @@ rules:
       expect.arrayContaining(['/home/runner/.cache', '/home/runner/.node-gyp'])
     )
     expect(readonlyPaths).not.toContain('/home/runner/.npm')
-    expect(deniedPaths).toEqual(
-      expect.arrayContaining(['/home/runner/.npm', '/home/runner/.cache/yarn'])
-    )
+    expect(deniedPaths).not.toContain('/home/runner/.npm')
     // a workspace inside one keeps its binding
     const inCache = await configOf(
       EXAMPLE_POLICY,

@@ -102,8 +102,9 @@ const READONLY_PREFIXES = ['/usr/local', '/opt']
  * project (measured, CLI 1.0.102: its "dev-tool access", made on the host when missing and bound
  * read-write): code later steps of the job run outside the sandbox (`npx`, corepack's pnpm and
  * yarn, node-gyp headers, cargo and go sources, gradle and maven artifacts, node and python
- * installs). One that exists stays readable, for builds that need it, but read-only; one that
- * does not is a private tmpfs inside the sandbox.
+ * installs). One that exists stays readable, for builds that need it, but read-only. One that
+ * does not is not mounted (about 0.4 ms a mount, for every command): the CLI may make it, and
+ * the run removes what it made once the CLI is gone (session/home-caches.ts).
  */
 export const HOME_CACHES = [
   // the CLI's grants by tool (strings of its runtime, 1.0.102), a more specific one winning over
@@ -180,7 +181,9 @@ export const HOME_CACHES = [
 ]
 
 /** HOME's caches (HOME_CACHES) as absolute paths, less any that holds what the sandbox keeps. */
-function homeCaches(facts: SandboxFacts): string[] {
+export function homeCaches(
+  facts: Pick<SandboxFacts, 'env' | 'workingDirectory' | 'copilotHome' | 'scratchDir'>
+): string[] {
   const home = absolute(facts.env.HOME)
   if (home === undefined) return []
   const kept = keptPaths(facts)
@@ -221,7 +224,9 @@ function around(
  * CLI's session state (plan.md: the CLI's own file tools obey the denied paths) and the
  * commands' scratch directory.
  */
-function keptPaths(facts: SandboxFacts): string[] {
+function keptPaths(
+  facts: Pick<SandboxFacts, 'workingDirectory' | 'copilotHome' | 'scratchDir'>
+): string[] {
   const copilotHome = absolute(facts.copilotHome)
   const scratch = absolute(facts.scratchDir)
   return [
@@ -389,12 +394,7 @@ export function sandboxConfigFor(policy: SandboxPolicy, facts: SandboxFacts): Sa
       filesystem: {
         readwritePaths: readwrite,
         readonlyPaths: [...outside, ...inside],
-        // a cache that does not exist yet: the CLI would make it on the host and bind it
-        // read-write; denied, it is a private tmpfs inside the sandbox instead
-        deniedPaths: [
-          ...denied.filter((p) => facts.exists(p)),
-          ...homeCaches(facts).filter((cache) => !facts.exists(cache))
-        ]
+        deniedPaths: denied.filter((p) => facts.exists(p))
       }
     }
   }
