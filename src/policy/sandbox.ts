@@ -98,36 +98,24 @@ export const RUNNER_FILE_VARIABLES = [
 const READONLY_PREFIXES = ['/usr/local', '/opt']
 
 /**
- * Caches and toolchains under HOME the CLI's sandbox binds for the tools it recognizes in the
- * project (measured, CLI 1.0.102: its "dev-tool access", made on the host when missing and bound
- * read-write): code later steps of the job run outside the sandbox (`npx`, corepack's pnpm and
- * yarn, node-gyp headers, cargo and go sources, gradle and maven artifacts, node and python
- * installs). One that exists stays readable, for builds that need it, but read-only. One that
+ * Caches under HOME the CLI's sandbox binds read-write for the tools it recognizes in the
+ * project (measured, CLI 1.0.102: its "dev-tool access"; for a package.json, `.npm`, `.cache/node`
+ * with corepack, `.cache/yarn`, `.node-gyp`, `.pnpm-store`, ...): code later steps of the job run
+ * outside the sandbox (`npx`, corepack's pnpm and yarn, node-gyp headers, cargo and go sources,
+ * gradle and maven artifacts). One that exists stays readable, for builds that need it, but read-only. One that
  * does not is not mounted (about 0.4 ms a mount, for every command): the CLI may make it, and
  * the run removes what it made once the CLI is gone (session/home-caches.ts).
  */
 export const HOME_CACHES = [
-  // the CLI's grants by tool (strings of its runtime, 1.0.102), a more specific one winning over
-  // its parent: each is listed, not only `.cache`
+  // the CLI's read-write grants by tool (strings of its runtime, 1.0.102; the toolchains it binds
+  // read-only itself), a more specific one winning over its parent: each is listed
   '.npm',
   '.pnpm-store',
-  '.local/share/pnpm',
   '.local/share/pnpm/store',
   '.yarn',
   '.yarn/berry',
   '.yarnrc',
   '.bun/install/cache',
-  '.deno',
-  '.volta/bin',
-  '.volta/tools',
-  '.nvm/versions',
-  '.nvm/alias',
-  '.asdf/bin',
-  '.asdf/libexec',
-  '.asdf/installs/nodejs',
-  '.asdf/shims',
-  '.local/share/mise/installs/node',
-  '.local/share/mise/shims',
   '.cache',
   '.cache/go-build',
   '.cache/node',
@@ -143,23 +131,14 @@ export const HOME_CACHES = [
   '.cache/sccache',
   '.node-gyp',
   '.electron-gyp',
-  '.rustup/toolchains',
-  '.rustup/settings.toml',
   '.cargo/registry',
   '.cargo/git',
-  '.cargo/bin',
   '.cargo/.package-cache',
   '.cargo/.global-cache',
   'go/pkg/mod',
-  'go/bin',
   '.local/share/virtualenv',
   '.local/share/pipx',
-  '.pyenv/versions',
-  '.pyenv/shims',
-  '.pyenv/libexec',
-  '.pyenv/version',
   '.m2/repository',
-  '.sdkman/candidates',
   '.gradle/gradle.properties',
   '.gradle/caches',
   '.gradle/wrapper/dists',
@@ -167,11 +146,6 @@ export const HOME_CACHES = [
   '.local/share/NuGet/v3-cache',
   '.gem/ruby',
   '.bundle/cache',
-  '.rbenv/versions',
-  '.rbenv/shims',
-  '.rbenv/libexec',
-  '.rbenv/version',
-  '.rvm/rubies',
   '.gemrc',
   '.sccache',
   '.conan2/p',
