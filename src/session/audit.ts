@@ -30,6 +30,8 @@ export interface Entry {
   mode: number
   size: number
   mtimeMs: number
+  /** The inode's change time: no program can set it back (`touch -r` sets only mtime). */
+  ctimeMs: number
   ino: number
   /** A symbolic link's target. */
   target?: string
@@ -47,6 +49,8 @@ export interface Snapshot {
   storeDir: string
   /** False when the walk stopped at MAX_ENTRIES: paths beyond it are not audited. */
   complete: boolean
+  /** Names that are not UTF-8 (hex of their full path), there from the start. */
+  odd: ReadonlySet<string>
 }
 
 export type Change = 'created' | 'changed' | 'deleted'
@@ -71,6 +75,14 @@ export interface AuditResult {
 
 /** Decides a write of an absolute path (the policy's `decide({kind: 'write'})`). */
 export type DecideWrite = (absolutePath: string) => Decision
+
+/**
+ * Programs a later step runs from an ignored directory (`npx jest`, `npm test` call
+ * `node_modules/.bin/*`): copied at the start and never exempt as ignored build output.
+ */
+export function isPlantable(rel: string): boolean {
+  return /(^|\/)node_modules\/\.bin\//.test(rel)
+}
 
 /** The rule of the violation an audit cut short by its entry limit reports. */
 export const AUDIT_INCOMPLETE = 'audit-incomplete'
@@ -120,6 +132,7 @@ function entryOf(stat: fs.Stats, full: string): Entry {
     mode: stat.mode,
     size: stat.size,
     mtimeMs: stat.mtimeMs,
+    ctimeMs: stat.ctimeMs,
     ino: stat.ino,
     ...(type === 'link' ? { target: fs.readlinkSync(full) } : {})
   }
@@ -132,22 +145,30 @@ function entryOf(stat: fs.Stats, full: string): Entry {
 export function walk(
   root: string,
   limit = MAX_ENTRIES
-): { entries: Map<string, Entry>; complete: boolean } {
+): { entries: Map<string, Entry>; complete: boolean; odd: Buffer[] } {
   const entries = new Map<string, Entry>()
+  // names that are not UTF-8: no rule can judge them (and a string cannot name them)
+  const odd: Buffer[] = []
   const pending: string[] = ['']
   while (pending.length > 0) {
     const dir = pending.pop() ?? ''
-    let names: string[]
+    let names: Buffer[]
     try {
-      names = fs.readdirSync(path.join(root, dir))
+      names = fs.readdirSync(path.join(root, dir), { encoding: 'buffer' })
     } catch {
       continue
     }
     const inGit = dir.split('/').includes('.git')
-    for (const name of names) {
+    for (const raw of names) {
+      const name = raw.toString('utf8')
+      if (!Buffer.from(name, 'utf8').equals(raw)) {
+        if (inGit) continue
+        odd.push(Buffer.concat([Buffer.from(`${path.join(root, dir)}/`), raw]))
+        continue
+      }
       const rel = dir === '' ? name : `${dir}/${name}`
       if (inGit && !isGitControl(rel) && !/(^|\/)\.git(\/modules(\/[^/]+)?)?$/.test(rel)) continue
-      if (entries.size >= limit) return { entries, complete: false }
+      if (entries.size >= limit) return { entries, complete: false, odd }
       const full = path.join(root, rel)
       let stat: fs.Stats
       try {
@@ -159,7 +180,7 @@ export function walk(
       if (stat.isDirectory()) pending.push(rel)
     }
   }
-  return { entries, complete: true }
+  return { entries, complete: true, odd }
 }
 
 function same(a: Entry, b: Entry): boolean {
@@ -168,7 +189,7 @@ function same(a: Entry, b: Entry): boolean {
     a.mode === b.mode &&
     a.ino === b.ino &&
     a.target === b.target &&
-    (a.type === 'dir' || (a.size === b.size && a.mtimeMs === b.mtimeMs))
+    (a.type === 'dir' || (a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs))
   )
 }
 
@@ -332,7 +353,7 @@ export function snapshotFiles(
     fs.rmSync(storeDir, { recursive: true, force: true })
     fs.mkdirSync(path.join(storeDir, 'files'), { recursive: true, mode: 0o700 })
   }
-  const { entries, complete } = walk(root)
+  const { entries, complete, odd } = walk(root)
   const saved = new Map<string, string>()
   for (const [rel, entry] of entries) {
     if (entry.type !== 'file' || entry.size > MAX_SAVED_BYTES) continue
@@ -344,6 +365,7 @@ export function snapshotFiles(
     }
     const candidate =
       isGitControl(rel) ||
+      isPlantable(rel) ||
       (rel.split('/').some((p) => protection.names.has(p.toLowerCase())) &&
         explicitlyDenied(root, rel, protection.decide))
     if (!candidate) continue
@@ -355,14 +377,101 @@ export function snapshotFiles(
       // unreadable: a change is reported, not reverted
     }
   }
+  // the repository's index, as the workflow left it
+  const index = path.join(storeDir, 'repo-index')
+  fs.rmSync(index, { force: true })
+  try {
+    copyRegularFile(path.join(root, '.git', 'index'), index)
+  } catch {
+    // no repository, or no index yet
+  }
   return {
     root,
     entries,
     saved,
     storeDir,
     complete,
+    odd: new Set(odd.map((name) => name.toString('hex'))),
     ...(previous?.tree === undefined ? {} : { tree: previous.tree })
   }
+}
+
+/** The entries of an index file, path → `tag mode object stage` (`git ls-files -s -v`). */
+async function indexEntries(
+  snap: Snapshot,
+  indexFile: string
+): Promise<Map<string, string> | undefined> {
+  const result = await git(snap.root, ['ls-files', '-s', '-v', '-z'], {
+    ...storeEnv(snap.root, snap.storeDir),
+    GIT_INDEX_FILE: indexFile
+  })
+  if (result.code !== 0) return undefined
+  const entries = new Map<string, string>()
+  for (const line of result.stdout.split('\0')) {
+    const tab = line.indexOf('\t')
+    if (tab > 0) entries.set(line.slice(tab + 1), line.slice(0, tab))
+  }
+  return entries
+}
+
+/**
+ * The paths whose index entry changed (staged content, mode, or the assume-unchanged and
+ * skip-worktree bits) that the write rules do not allow; with `revert`, the repository's index
+ * is put back as it was at the baseline.
+ */
+async function indexViolations(
+  snap: Snapshot,
+  decide: DecideWrite,
+  revert: boolean
+): Promise<Violation[]> {
+  const saved = path.join(snap.storeDir, 'repo-index')
+  const gitDir = path.join(snap.root, '.git')
+  const current = path.join(gitDir, 'index')
+  if (snap.tree === undefined || !fs.existsSync(saved)) return []
+  const before = await indexEntries(snap, saved)
+  if (before === undefined) return []
+  let now: Map<string, string> | undefined
+  try {
+    if (!fs.lstatSync(gitDir).isDirectory()) return [] // .git swapped: reported as such
+    now = fs.existsSync(current) ? await indexEntries(snap, current) : new Map()
+  } catch {
+    now = undefined
+  }
+  const changed = new Set<string>()
+  if (now === undefined) changed.add('.git/index')
+  else {
+    for (const [rel, entry] of now) if (before.get(rel) !== entry) changed.add(rel)
+    for (const rel of before.keys()) if (!now.has(rel)) changed.add(rel)
+  }
+  const found: Array<{ rel: string; rule: string; reason?: string }> = []
+  for (const rel of changed) {
+    const decision = decide(path.join(snap.root, rel))
+    if (decision.decision === 'allow' && rel !== '.git/index') continue
+    found.push({
+      rel,
+      rule: decision.rule,
+      ...(decision.reason ? { reason: decision.reason } : {})
+    })
+  }
+  if (found.length === 0) return []
+  let note: string | undefined
+  if (revert) {
+    try {
+      const next = path.join(gitDir, `index.autopilot-${process.pid}`)
+      fs.writeFileSync(next, fs.readFileSync(saved), { flag: 'wx', mode: 0o644 })
+      fs.renameSync(next, current)
+    } catch (error) {
+      note = error instanceof Error ? error.message : String(error)
+    }
+  }
+  return found.map((f) => ({
+    path: f.rel,
+    change: 'changed' as const,
+    rule: f.rule,
+    reason: `staged in the repository's index${f.reason ? ` (${f.reason})` : ''}: a later commit would carry it`,
+    reverted: revert && note === undefined,
+    ...(note ? { note } : {})
+  }))
 }
 
 /** What git ignores among `paths` (relative), by the tree's own ignore files. */
@@ -478,7 +587,8 @@ function verdict(
   rel: string,
   snap: Snapshot,
   decide: DecideWrite,
-  approved: ReadonlySet<string>
+  approved: ReadonlySet<string>,
+  isLink = false
 ): { rule: string; reason?: string } | undefined {
   if (isGitControl(rel)) {
     return {
@@ -487,6 +597,14 @@ function verdict(
     }
   }
   const decision = decide(path.join(snap.root, rel))
+  if (decision.decision === 'allow' && isLink) {
+    // a link is judged by its own name too, not only where it leads: `.husky -> src/hooks`
+    // makes `.husky/pre-commit` a hook a later `git commit` runs
+    const below = decide(path.join(snap.root, rel, '.autopilot-new-file'))
+    if (below.decision === 'deny' && below.rule !== 'default') {
+      return { rule: below.rule, ...(below.reason ? { reason: below.reason } : {}) }
+    }
+  }
   if (decision.decision === 'allow') return undefined
   if (decision.decision === 'ask' && approved.has(rel)) return undefined
   return { rule: decision.rule, ...(decision.reason ? { reason: decision.reason } : {}) }
@@ -531,7 +649,7 @@ export async function audit(snap: Snapshot, options: AuditOptions): Promise<Audi
     // a directory speaks through its entries (a created one is removed below once emptied)
     const entry = now.entries.get(rel) ?? snap.entries.get(rel)
     if (entry?.type === 'dir' && snap.entries.get(rel)?.type !== 'file') continue
-    const why = verdict(rel, snap, options.decide, approved)
+    const why = verdict(rel, snap, options.decide, approved, now.entries.get(rel)?.type === 'link')
     if (why === undefined || (options.protectedOnly === true && why.rule === 'default')) continue
     candidates.push({ rel, change, ...why })
   }
@@ -570,7 +688,13 @@ export async function audit(snap: Snapshot, options: AuditOptions): Promise<Audi
     snap,
     rest.filter((c) => c.rule === 'default').map((c) => c.rel)
   )
-  await putBack(rest.filter((c) => !(c.rule === 'default' && ignored.has(c.rel))))
+  await putBack(
+    rest.filter((c) => !(c.rule === 'default' && ignored.has(c.rel) && !isPlantable(c.rel)))
+  )
+  // what the repository's index stages for a path the rules deny (`git update-index`, a
+  // skip-worktree bit) is committed by a later `git add -A && git commit` without the file
+  // changing at all: the index is put back as it was
+  violations.push(...(await indexViolations(snap, options.decide, revert)))
   if (revert) {
     removeEmptied(
       snap,
@@ -579,6 +703,22 @@ export async function audit(snap: Snapshot, options: AuditOptions): Promise<Audi
     )
   }
   violations.sort((a, b) => a.path.localeCompare(b.path))
+  for (const name of now.odd) {
+    if (snap.odd.has(name.toString('hex'))) continue
+    // no rule can judge a name that is not UTF-8, nor git's later `add` be kept from it
+    let reverted = false
+    if (revert) {
+      fs.rmSync(name, { recursive: true, force: true })
+      reverted = true
+    }
+    violations.push({
+      path: path.relative(snap.root, name.toString('utf8')),
+      change: 'created',
+      rule: AUDIT_INCOMPLETE,
+      reason: 'a name that is not valid UTF-8, which the write rules cannot judge',
+      reverted
+    })
+  }
   if (snap.complete && !now.complete) {
     // the agent's work made the tree too large to walk: what lies beyond is unchecked, so the
     // run cannot be called clean (fail closed)
