@@ -41,8 +41,16 @@ export function makeWorkspace(
   parent: string = os.tmpdir()
 ): Workspace {
   const base = fs.mkdtempSync(path.join(parent, 'autopilot-e2e-'))
-  const dir = path.join(base, 'workspace')
-  const runnerTemp = path.join(base, 'runner-temp')
+  return workspaceIn(path.join(base, 'workspace'), path.join(base, 'runner-temp'), base, files)
+}
+
+/** A Workspace at `dir` with its RUNNER_TEMP, made now; `cleanup` removes `base`. */
+function workspaceIn(
+  dir: string,
+  runnerTemp: string,
+  base: string,
+  files: Record<string, string>
+): Workspace {
   fs.mkdirSync(dir, { recursive: true })
   fs.mkdirSync(runnerTemp, { recursive: true })
   const ws: Workspace = {
@@ -87,15 +95,18 @@ export function makeRunnerWorkspace(
 ): RunnerWorkspace {
   const home = fs.mkdtempSync(path.join(parent, 'autopilot-e2e-home-'))
   const workRoot = path.join(home, 'work')
-  const dir = path.join(workRoot, 'repo', 'repo')
-  const runnerTemp = path.join(workRoot, '_temp')
-  for (const d of [dir, runnerTemp, path.join(workRoot, '_actions'), path.join(workRoot, '_tool')])
+  for (const d of [path.join(workRoot, '_actions'), path.join(workRoot, '_tool')])
     fs.mkdirSync(d, { recursive: true })
   fs.mkdirSync(path.join(workRoot, 'other', 'other'), { recursive: true })
   fs.writeFileSync(path.join(workRoot, 'other', 'other', 'build.sh'), 'echo build\n')
-  const ws: RunnerWorkspace = {
-    dir,
-    runnerTemp,
+  const ws = workspaceIn(
+    path.join(workRoot, 'repo', 'repo'),
+    path.join(workRoot, '_temp'),
+    home,
+    files
+  )
+  return {
+    ...ws,
     home,
     workRoot,
     env: {
@@ -103,22 +114,8 @@ export function makeRunnerWorkspace(
       RUNNER_WORKSPACE: path.join(workRoot, 'repo'),
       RUNNER_TOOL_CACHE: path.join(workRoot, '_tool'),
       RUNNER_ENVIRONMENT: 'self-hosted'
-    },
-    write(file, content) {
-      const full = path.join(dir, file)
-      fs.mkdirSync(path.dirname(full), { recursive: true })
-      fs.writeFileSync(full, content)
-    },
-    read(file) {
-      const full = path.resolve(dir, file)
-      return fs.existsSync(full) ? fs.readFileSync(full, 'utf8') : undefined
-    },
-    cleanup() {
-      fs.rmSync(home, { recursive: true, force: true })
     }
   }
-  for (const [file, content] of Object.entries(files)) ws.write(file, content)
-  return ws
 }
 
 /** The inputs of a run against the scripted model at `modelUrl` (BYOK), and `extra`. */
