@@ -224,6 +224,9 @@ describe('stopReason: the wait asks the state', () => {
       failed
     )
     expect(stopReason(without)).toBeUndefined()
+    // and no warning that commands "fail closed": the sandbox was never asked for
+    expect(without.sandboxFailure).toBeUndefined()
+    expect(without.sandbox).toEqual({ state: 'unavailable', reason: 'no bwrap' })
     const required = state(
       { type: 'sandbox', record: { state: 'enforced' }, required: true },
       { type: 'prompt-sent' },

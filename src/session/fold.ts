@@ -1065,7 +1065,10 @@ function onSubagent(state: RunState, event: SessionEvent): void {
 
 function onSandboxDecision(state: RunState, event: SessionEvent): void {
   const evidence = sandboxEvidence(event)
-  if (evidence === undefined) return
+  // without the sandbox in the session (off, unavailable) its events say nothing of the run
+  if (evidence === undefined || (state.sandbox?.state !== 'enforced' && !state.sandboxPlanned)) {
+    return
+  }
   if (!evidence.engaged && state.sandboxFailure === undefined) {
     state.sandboxFailure = clean(
       state,
