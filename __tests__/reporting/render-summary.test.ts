@@ -140,7 +140,7 @@ describe('renderSummary', () => {
     const back = summary(sampleReport('completed', { credentials: { removed, restored: true } }))
     expect(back).toContain(
       '**Sandbox:** 🛡️ enforced (`bubblewrap`)' +
-        ": the agent's shell commands ran confined to the workspace; read-only inside it: `.github`, `.git/config`, `.git/hooks`, without network beyond the policy's hosts  \n" +
+        ": the agent's shell commands ran confined to the workspace (read-only inside it: `.github`, `.git/config`, `.git/hooks`), without network beyond the policy's hosts  \n" +
         '**Workspace audit:** 2 paths changed while the agent worked; nothing the write rules forbid  \n' +
         '**Credentials:** 🔑 Checkout credentials taken out of .git/config during the session and put back\n'
     )

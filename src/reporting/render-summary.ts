@@ -360,10 +360,10 @@ function sandboxLine(view: View): string | null {
   const readOnly = audit?.readOnly ?? []
   const kept =
     readOnly.length > 0
-      ? `; read-only inside it: ${readOnly
+      ? ` (read-only inside it: ${readOnly
           .slice(0, 8)
           .map((p) => view.code(p, 120))
-          .join(', ')}${readOnly.length > 8 ? `, and ${readOnly.length - 8} more` : ''}`
+          .join(', ')}${readOnly.length > 8 ? `, and ${readOnly.length - 8} more` : ''})`
       : ''
   const setUp =
     sandbox.provisioned !== undefined && sandbox.provisioned.length > 0
