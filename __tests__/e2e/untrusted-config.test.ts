@@ -210,8 +210,13 @@ describe('repository configuration from the checked-out tree', () => {
 
   it('runs both sessions to the end', () => {
     for (const outcome of [untrusted, trusted]) {
-      expect(outcome.result.exitCode).toBe(0)
-      expect(outcome.result.outputs.status).toBe('completed')
+      // the reason and the audit's findings in the failure message, should a run not complete
+      expect({
+        exitCode: outcome.result.exitCode,
+        status: outcome.result.outputs.status,
+        error: outcome.result.report?.error,
+        violations: outcome.result.report?.audit?.violations ?? []
+      }).toEqual({ exitCode: 0, status: 'completed', error: undefined, violations: [] })
     }
     expect(untrusted.result.stdout).toContain(
       'Repository configuration in the working tree is not loaded'

@@ -263,13 +263,20 @@ function storeEnv(root: string, storeDir: string): NodeJS.ProcessEnv {
   }
 }
 
+/** The store's own git directory, made once; false outside a git repository. */
+async function initStoreGit(root: string, storeDir: string): Promise<boolean> {
+  if (!fs.existsSync(path.join(root, '.git'))) return false
+  if (fs.existsSync(path.join(storeDir, 'git', 'HEAD'))) return true
+  const init = await git(root, ['init', '-q', '--template='], storeEnv(root, storeDir))
+  return init.code === 0
+}
+
 /** A git tree of the working tree's non-ignored files, in the store's own git directory. */
 async function gitTree(root: string, storeDir: string): Promise<string | undefined> {
-  if (!fs.existsSync(path.join(root, '.git'))) return undefined
+  if (!(await initStoreGit(root, storeDir))) return undefined
   const env = storeEnv(root, storeDir)
-  const init = await git(root, ['init', '-q', '--template='], env)
-  if (init.code !== 0) return undefined
-  const added = await git(root, ['add', '-A', '--', '.'], env)
+  // a file that goes away while it is read (a hook's, a server's) must not lose the whole tree
+  const added = await git(root, ['add', '-A', '--ignore-errors', '--', '.'], env)
   if (added.code !== 0) return undefined
   const tree = await git(root, ['write-tree'], env)
   const id = tree.stdout.trim()
@@ -427,7 +434,7 @@ async function indexViolations(
   const saved = path.join(snap.storeDir, 'repo-index')
   const gitDir = path.join(snap.root, '.git')
   const current = path.join(gitDir, 'index')
-  if (snap.tree === undefined || !fs.existsSync(saved)) return []
+  if (!fs.existsSync(saved) || !(await initStoreGit(snap.root, snap.storeDir))) return []
   const before = await indexEntries(snap, saved)
   if (before === undefined) return []
   let now: Map<string, string> | undefined
@@ -476,7 +483,8 @@ async function indexViolations(
 
 /** What git ignores among `paths` (relative), by the tree's own ignore files. */
 async function ignoredAmong(snap: Snapshot, paths: readonly string[]): Promise<Set<string>> {
-  if (paths.length === 0 || snap.tree === undefined) return new Set()
+  // by the work tree's ignore files, whether or not the tree of the start could be written
+  if (paths.length === 0 || !(await initStoreGit(snap.root, snap.storeDir))) return new Set()
   const result = await git(
     snap.root,
     ['check-ignore', '--no-index', '-z', '--stdin'],
