@@ -200,6 +200,21 @@ function findBwrap(): string {
   return found
 }
 
+/**
+ * A directory with a bwrap that works for the action's probe but not for the CLI (which runs it
+ * with its COPILOT_HOME set): too old, as far as the CLI can tell.
+ */
+function bwrapFailingForTheCli(): string {
+  const dir = path.join(workspace.runnerTemp, 'bin-bwrap-cli-fails')
+  fs.mkdirSync(dir, { recursive: true })
+  fs.writeFileSync(
+    path.join(dir, 'bwrap'),
+    `#!/bin/sh\nif [ -n "$COPILOT_HOME" ]; then\n  [ "$1" = --version ] && echo "bubblewrap 0.4.0" && exit 0\n  echo "bwrap: broken" >&2; exit 1\nfi\nexec ${findBwrap()} "$@"\n`,
+    { mode: 0o755 }
+  )
+  return dir
+}
+
 /** A PATH on which bwrap cannot be found: node alone (bash is found by absolute path). */
 function pathWithoutBwrap(): string {
   const dir = path.join(workspace.runnerTemp, 'bin-without-bwrap')
@@ -269,16 +284,7 @@ describe('the OS sandbox around an allowed command', () => {
   itWithSandbox(
     'required, and the CLI reports the sandbox not engaged mid-run: the run is stopped as failed',
     async () => {
-      // A bwrap that works for the action's probe but not for the CLI (which runs it with its
-      // COPILOT_HOME set): too old, as far as the CLI can tell.
-      const dir = path.join(workspace.runnerTemp, 'bin-bwrap-cli-fails')
-      fs.mkdirSync(dir, { recursive: true })
-      const real = findBwrap()
-      fs.writeFileSync(
-        path.join(dir, 'bwrap'),
-        `#!/bin/sh\nif [ -n "$COPILOT_HOME" ]; then\n  [ "$1" = --version ] && echo "bubblewrap 0.4.0" && exit 0\n  echo "bwrap: broken" >&2; exit 1\nfi\nexec ${real} "$@"\n`,
-        { mode: 0o755 }
-      )
+      const dir = bwrapFailingForTheCli()
       workspace.write('.github/copilot-policy.yml', policy('required'))
       const result = await runWith(
         [
@@ -323,14 +329,7 @@ describe('the OS sandbox around an allowed command', () => {
   itWithSandbox(
     'auto, and the CLI reports the sandbox not engaged mid-run: stopped as failed, never completed',
     async () => {
-      const dir = path.join(workspace.runnerTemp, 'bin-bwrap-cli-fails')
-      fs.mkdirSync(dir, { recursive: true })
-      const real = findBwrap()
-      fs.writeFileSync(
-        path.join(dir, 'bwrap'),
-        `#!/bin/sh\nif [ -n "$COPILOT_HOME" ]; then\n  [ "$1" = --version ] && echo "bubblewrap 0.4.0" && exit 0\n  echo "bwrap: broken" >&2; exit 1\nfi\nexec ${real} "$@"\n`,
-        { mode: 0o755 }
-      )
+      const dir = bwrapFailingForTheCli()
       workspace.write('.github/copilot-policy.yml', policy('auto'))
       const result = await runWith(
         [
