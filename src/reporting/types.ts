@@ -261,6 +261,32 @@ export interface InstructionFilesRecord {
   error?: string
 }
 
+/**
+ * The agent's changes since the commit the run started from, as git computes them: session
+ * files (plan.md, ...), the policy's own file and paths the audit put back never count.
+ */
+export interface ChangesRecord {
+  /** The commit the run started from (HEAD before the session). */
+  base: string
+  files: ChangedFileRecord[]
+  /** The binary git patch of these changes (absolute path, in RUNNER_TEMP); absent when none was written. */
+  patchPath?: string
+  /** Why the changes or the patch could not be computed (then `files` may be empty). */
+  error?: string
+}
+
+export interface ChangedFileRecord {
+  /** Relative to the workspace (the new path, for a rename). */
+  path: string
+  change: 'added' | 'modified' | 'deleted' | 'renamed'
+  /** The old path, for a rename. */
+  from?: string
+  added: number
+  removed: number
+  /** Git sees binary content: `added` / `removed` are 0. */
+  binary?: boolean
+}
+
 export interface Report {
   version: 1
   status: RunStatus
@@ -289,6 +315,8 @@ export interface Report {
   /** Instruction files kept from the CLI for the session (absent: none). */
   instructionFiles?: InstructionFilesRecord
   plan: { content: string | null; todos: TodoRecord[] }
+  /** The agent's changes since the starting commit, from git (absent: not a git checkout, or no session ran). */
+  changes?: ChangesRecord
   tools: ToolCallRecord[]
   permissions: PermissionRecord[]
   commands: CommandRecord[]
