@@ -19,7 +19,13 @@ import type { Report } from '../../src/reporting/types.js'
 import { checkModel, premiumQuota } from '../../src/session/account.js'
 import { Recorder } from '../../src/session/recorder.js'
 import { Run, type Logger, type RunOptions } from '../../src/session/run.js'
-import { ROOT } from '../../test-support/action.js'
+import {
+  EXAMPLE_POLICY,
+  ROOT,
+  makeWorkspace,
+  runAction,
+  type Workspace
+} from '../../test-support/action.js'
 
 const FAKE_CLI = path.join(ROOT, 'test-support', 'fake-github-cli.mjs')
 const TOKEN = 'ghu_FixtureCopilotToken0123456789'
@@ -304,5 +310,67 @@ describe('premiumQuota', () => {
     expect(premiumQuota({ quotaSnapshots: { chat: { usedRequests: 1 } } })).toBeUndefined()
     expect(premiumQuota({ quotaSnapshots: { premium_interactions: {} } })).toBeUndefined()
     expect(premiumQuota({ quotaSnapshots: { premium_interactions: null } })).toBeUndefined()
+  })
+})
+
+describe('the action with the GitHub credential (the stand-in CLI as cli-path)', () => {
+  let workspace: Workspace
+  beforeEach(() => {
+    workspace = makeWorkspace({ '.github/copilot-policy.yml': EXAMPLE_POLICY })
+  })
+  afterEach(() => workspace.cleanup())
+
+  async function action(script: Record<string, unknown>, inputs: Record<string, string>) {
+    const scriptFile = path.join(workspace.runnerTemp, 'script.json')
+    const logFile = path.join(workspace.runnerTemp, 'requests.log')
+    fs.writeFileSync(scriptFile, JSON.stringify({ token: TOKEN, ...script }))
+    const result = await runAction({
+      workspace,
+      inputs: {
+        prompt: 'Do the task.',
+        'copilot-token': TOKEN,
+        'cli-path': FAKE_CLI,
+        comment: 'off',
+        'timeout-minutes': '1',
+        ...inputs
+      },
+      env: { FAKE_CLI_SCRIPT: scriptFile, FAKE_CLI_LOG: logFile }
+    })
+    const received = fs.existsSync(logFile)
+      ? fs
+          .readFileSync(logFile, 'utf8')
+          .trim()
+          .split('\n')
+          .map((line) => JSON.parse(line) as Received)
+      : []
+    return { result, received }
+  }
+
+  it('an unknown model fails the step before any session, with the list', async () => {
+    const { result, received } = await action(
+      { models: { models: MODELS }, quota: QUOTA },
+      { model: 'gpt-4-turbo' }
+    )
+    expect(result.exitCode).not.toBe(0)
+    expect(result.stdout).toMatch(
+      /::error::.*Input 'model' is 'gpt-4-turbo', which is not a model this GitHub account may use\. Set 'model' to one of: claude-sonnet-4\.5, gpt-5;/
+    )
+    expect(methods(received)).not.toContain('session.create')
+    expect(result.report?.status).toBe('failed')
+    expect((result.stdout + result.summary).replace(`::add-mask::${TOKEN}`, '')).not.toContain(
+      TOKEN
+    )
+  })
+
+  it('fleet: true sends the prompt in fleet mode; the quota reaches the report and the summary', async () => {
+    const { result, received } = await action(
+      { models: { models: MODELS }, quota: QUOTA },
+      { model: 'gpt-5', fleet: 'true' }
+    )
+    expect(result.outputs.status).toBe('completed')
+    expect(methods(received)).toContain('session.fleet.start')
+    expect(methods(received)).not.toContain('session.send')
+    expect(result.report?.quota?.premiumRemaining).toBe(228)
+    expect(result.summary).toContain('**Premium requests quota:** 228 of 300 left (76%)')
   })
 })
