@@ -1073,7 +1073,8 @@ function onSubagent(state: RunState, event: SessionEvent): void {
       toolCallId: clip(clean(state, id), 200),
       name: clip(clean(state, name), 100),
       ...(info.agentDescription ? { description: detail(state, info.agentDescription) } : {}),
-      outcome: 'running'
+      outcome: 'running',
+      calls: 0
     }
     state.subagents.set(id, record)
   }
