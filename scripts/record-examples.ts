@@ -9,6 +9,7 @@
  */
 import fs from 'node:fs'
 import path from 'node:path'
+import prettier from 'prettier'
 import { FIXTURES_DIR } from './preview.js'
 import { SCENARIOS, record } from '../test-support/record-examples.js'
 
@@ -28,7 +29,12 @@ for (const scenario of scenarios) {
   try {
     const { report } = await record(scenario)
     const file = path.join(FIXTURES_DIR, `${scenario.name}.json`)
-    fs.writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`)
+    // as `prettier --check` (npm run lint) wants the file
+    const json = await prettier.format(JSON.stringify(report), {
+      ...(await prettier.resolveConfig(file)),
+      filepath: file
+    })
+    fs.writeFileSync(file, json)
     console.log(
       `${scenario.name}: ${report.status} in ${((Date.now() - started) / 1000).toFixed(1)} s → ${path.relative(process.cwd(), file)}`
     )

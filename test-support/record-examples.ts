@@ -57,13 +57,6 @@ export function divide(a, b) {
 }
 `
 
-const CALC_FIXED = CALC_BUGGY.replace('return Math.abs(a) + Math.abs(b)', 'return a + b')
-/** A fix that makes one case pass and not the other (verify-failed). */
-const CALC_HALF_FIXED = CALC_BUGGY.replace(
-  'return Math.abs(a) + Math.abs(b)',
-  'return a < 0 && b < 0 ? -(Math.abs(a) + Math.abs(b)) : Math.abs(a) + Math.abs(b)'
-)
-
 const CALC_TEST = `import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { sum, divide } from '../src/calc.js'
@@ -348,18 +341,26 @@ export const SCENARIOS: Scenario[] = [
   {
     name: 'budget-exceeded',
     status: 'budget-exceeded',
-    inputs: { 'max-tokens': '60000', 'verify-commands': 'npm test' },
-    durationMs: 96_200,
+    // The turn that crosses max-tokens says something and calls no tool (a tool call would race
+    // the stop, and recording again would not give the same report); the model then hangs.
+    inputs: { 'max-tokens': '120000', 'verify-commands': 'npm test' },
+    durationMs: 187_600,
     script: ({ ws }) =>
-      turns([
-        ...opening(ws),
-        {
-          content: '`sum()` takes the absolute values of its arguments.',
-          toolCalls: [fixEdit(ws, 'return a + b')]
-        },
-        { content: 'Running the suite again.', toolCalls: [bash('npm test', 'Run all tests')] },
-        { toolCalls: [call('task_complete', { summary: COMPLETED_SUMMARY })] }
-      ])
+      turns(
+        [
+          ...opening(ws),
+          {
+            content: '`sum()` takes the absolute values of its arguments.',
+            toolCalls: [fixEdit(ws, 'return a + b')]
+          },
+          { content: 'Running the suite again.', toolCalls: [bash('npm test', 'Run all tests')] },
+          {
+            content:
+              'All 5 tests pass. Before finishing, I will check whether `divide()` and the other helpers make the same mistake with negative numbers.'
+          }
+        ],
+        { hang: true }
+      )
   },
   {
     name: 'policy-violation',
