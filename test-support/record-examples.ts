@@ -96,6 +96,10 @@ const passed = tests.length - failed
 console.log('')
 console.log(\`Tests:       \${failed ? \`\${failed} failed, \` : ''}\${passed} passed, \${tests.length} total\`)
 process.exitCode = failed ? 1 : 0
+if (process.argv.includes('--watch')) {
+  console.log('Watching for changes…')
+  setInterval(() => {}, 60_000)
+}
 `
 
 const CI_WORKFLOW = `name: ci
@@ -349,21 +353,47 @@ export const SCENARIOS: Scenario[] = [
       })
   },
   {
+    // The agent starts the tests in watch mode, which never returns; timeout-minutes ends the run.
     name: 'timed-out',
     status: 'timed-out',
-    inputs: { 'timeout-minutes': '0.25', 'verify-commands': 'npm test' },
-    durationMs: 15_900,
-    script: ({ ws }) => turns(opening(ws), { hang: true })
+    inputs: { 'timeout-minutes': '1', 'verify-commands': 'npm test' },
+    durationMs: 60_900,
+    script: ({ ws }) =>
+      turns(
+        [
+          ...opening(ws),
+          {
+            content: '`sum()` takes the absolute values of its arguments. It should just add them.',
+            toolCalls: [fixEdit(ws, 'return a + b')]
+          },
+          {
+            content: 'Running the tests in watch mode while I check the other helpers.',
+            toolCalls: [bash('npm test -- --watch', 'Run the tests in watch mode')]
+          }
+        ],
+        { hang: true }
+      )
   },
   {
+    // SIGTERM to the action (the workflow run cancelled) once the agent has made its fix.
     name: 'cancelled',
     status: 'cancelled',
     inputs: { 'verify-commands': 'npm test' },
     durationMs: 128_400,
-    script: ({ ws }) => turns(opening(ws), { hang: true }),
+    script: ({ ws }) =>
+      turns(
+        [
+          ...opening(ws),
+          {
+            content: '`sum()` takes the absolute values of its arguments. It should just add them.',
+            toolCalls: [fixEdit(ws, 'return a + b')]
+          }
+        ],
+        { hang: true }
+      ),
     onSpawn: (ctx) => (child) => {
       const timer = setInterval(() => {
-        if (ctx.model().requests.length <= opening(ctx.ws).length) return
+        if (ctx.model().requests.length <= opening(ctx.ws).length + 1) return
         clearInterval(timer)
         child.kill('SIGTERM')
       }, 50)
