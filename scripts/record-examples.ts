@@ -12,6 +12,16 @@ import path from 'node:path'
 import prettier from 'prettier'
 import { FIXTURES_DIR } from './preview.js'
 import { SCENARIOS, record } from '../test-support/record-examples.js'
+import { sandboxTools } from '../test-support/sandbox-tools.mjs'
+
+if (!sandboxTools().bwrap) {
+  // Every scenario's policy requires the OS sandbox, and policy-violation needs its audit: without
+  // bubblewrap the runs would record something else than the examples show.
+  console.error(
+    'npm run record-examples needs bubblewrap (bwrap on PATH; Debian/Ubuntu: apt-get install bubblewrap).'
+  )
+  process.exit(1)
+}
 
 const wanted = process.argv.slice(2)
 const unknown = wanted.filter((name) => !SCENARIOS.some((s) => s.name === name))

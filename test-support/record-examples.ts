@@ -29,7 +29,8 @@ export const EXAMPLE_REPO = 'octo-org/calc'
 export const EXAMPLE_RUN_ID = '12345678901'
 export const EXAMPLE_WORKSPACE = '/home/runner/work/calc/calc'
 const EXAMPLE_HOME = '/home/runner'
-const EXAMPLE_START = Date.parse('2026-11-22T10:00:00.000Z')
+export const EXAMPLE_STARTED_AT = '2026-11-22T10:00:00.000Z'
+const EXAMPLE_START = Date.parse(EXAMPLE_STARTED_AT)
 const MODEL = 'claude-sonnet-4.5'
 
 // ---------------------------------------------------------------------------------------------
