@@ -3,9 +3,12 @@
  * test-support/fixtures/reports/*.json (one per run status, and a policy with errors) into
  * docs/examples/<name>.comment.md and <name>.summary.md, with an index in docs/examples/README.md.
  *
- * Each fixture is checked against the Report type on the way in (a schema the type checker holds
- * equal to it), so a fixture recorded from a real run, or one edited by hand, cannot drift from
- * the contract. A test renders the same fixtures and compares them with the committed files.
+ * The reports are recorded, not written by hand: `npm run record-examples`
+ * (scripts/record-examples.ts) runs each scenario through the action on the real Copilot CLI with
+ * a scripted model and keeps the report it wrote, normalized (ids, times, durations, paths). Each
+ * is checked against the Report type on the way in (a schema the type checker holds equal to it,
+ * field by field), and a test renders the same fixtures and compares them with the committed
+ * files; another re-records some scenarios and compares them with the fixtures.
  */
 import fs from 'node:fs'
 import path from 'node:path'
@@ -16,13 +19,14 @@ import { initBashParser } from '../src/policy/index.js'
 import { markerFor } from '../src/reporting/publish-comment.js'
 import { renderComment, renderSummary } from '../src/reporting/render.js'
 import { RUN_STATUSES, type Report } from '../src/reporting/types.js'
+import { EXAMPLE_REPO, EXAMPLE_RUN_ID } from '../test-support/record-examples.js'
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 export const FIXTURES_DIR = path.join(ROOT, 'test-support', 'fixtures', 'reports')
 export const EXAMPLES_DIR = path.join(ROOT, 'docs', 'examples')
 
-/** The links the examples show (a made-up run of a made-up repository). */
-const RUN_URL = 'https://github.com/octo-org/calc/actions/runs/12345678901'
+/** The links the examples show (the repository and run the recordings name). */
+const RUN_URL = `https://github.com/${EXAMPLE_REPO}/actions/runs/${EXAMPLE_RUN_ID}`
 const SUMMARY_URL = `${RUN_URL}/job/34567890123#summary-34567890123`
 
 // ---------------------------------------------------------------------------------------------
@@ -77,7 +81,41 @@ const ReportSchema = z.strictObject({
     .strictObject({
       state: z.enum(['enforced', 'unavailable', 'off']),
       backend: z.string().optional(),
-      reason: z.string().optional()
+      reason: z.string().optional(),
+      provisioned: z.array(z.string()).optional(),
+      setupSeconds: z.number().optional(),
+      networkOff: z.strictObject({ hosts: z.array(z.string()), reason: z.string() }).optional()
+    })
+    .optional(),
+  credentials: z
+    .strictObject({
+      removed: z.array(z.string()),
+      restored: z.boolean(),
+      error: z.string().optional()
+    })
+    .optional(),
+  instructionFiles: z
+    .strictObject({
+      kept: z.array(z.strictObject({ path: z.string(), reason: z.string() })),
+      restored: z.boolean(),
+      error: z.string().optional()
+    })
+    .optional(),
+  changes: z
+    .strictObject({
+      base: z.string(),
+      files: z.array(
+        z.strictObject({
+          path: z.string(),
+          change: z.enum(['added', 'modified', 'deleted', 'renamed']),
+          from: z.string().optional(),
+          added: z.number(),
+          removed: z.number(),
+          binary: z.boolean().optional()
+        })
+      ),
+      patchPath: z.string().optional(),
+      error: z.string().optional()
     })
     .optional(),
   audit: z
@@ -125,12 +163,24 @@ const ReportSchema = z.strictObject({
       decision: z.enum(['allow', 'deny']),
       rule: z.string(),
       reason: z.string().optional(),
+      approval: z
+        .strictObject({
+          id: z.string(),
+          verdict: z.enum(['approved', 'denied', 'timeout', 'unavailable']),
+          askedAt: z.string(),
+          answeredAt: z.string(),
+          by: z.string().optional(),
+          reason: z.string().optional(),
+          url: z.string().optional()
+        })
+        .optional(),
       request: PermissionRequest
     })
   ),
   commands: z.array(
     z.strictObject({
       phase: z.enum(['setup', 'verify']),
+      attempt: z.number().optional(),
       command: z.string(),
       exitCode: z.number().nullable(),
       timedOut: z.boolean(),
@@ -151,6 +201,21 @@ const ReportSchema = z.strictObject({
   workingDirectory: z.string().optional(),
   toolStats: z.record(z.string(), ToolStats).optional(),
   toolsOmitted: z.number().optional(),
+  repairs: z.array(z.strictObject({ attempt: z.number(), failed: z.array(z.string()) })).optional(),
+  mcpServers: z
+    .array(
+      z.strictObject({
+        name: z.string(),
+        type: z.string(),
+        status: z.string(),
+        error: z.string().optional(),
+        tools: z.number().optional(),
+        calls: z.number(),
+        denied: z.number()
+      })
+    )
+    .optional(),
+  agent: z.strictObject({ name: z.string(), file: z.string(), selected: z.boolean() }).optional(),
   subagents: z
     .array(
       z.strictObject({
@@ -173,7 +238,58 @@ const ReportSchema = z.strictObject({
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false
 /** Fails to compile when the schema and the Report type differ: update the schema with the type. */
 const schemaIsReport: Same<z.infer<typeof ReportSchema>, Report> = true
+/**
+ * `Same` holds when the schema lacks an optional field of the type (then a report that has it
+ * fails to load): the field names are compared too, at every level a fixture has.
+ */
+type Parsed = z.infer<typeof ReportSchema>
+type Item<T> = T extends readonly (infer E)[] ? E : never
+type Def<T> = Exclude<T, undefined>
+const sameFields: [
+  Same<keyof Parsed, keyof Report>,
+  Same<keyof Item<Parsed['tools']>, keyof Item<Report['tools']>>,
+  Same<keyof Item<Parsed['permissions']>, keyof Item<Report['permissions']>>,
+  Same<
+    keyof Def<Item<Parsed['permissions']>['approval']>,
+    keyof Def<Item<Report['permissions']>['approval']>
+  >,
+  Same<keyof Item<Parsed['commands']>, keyof Item<Report['commands']>>,
+  Same<keyof Parsed['metrics'], keyof Report['metrics']>,
+  Same<keyof Parsed['policy'], keyof Report['policy']>,
+  Same<keyof Def<Parsed['sandbox']>, keyof Def<Report['sandbox']>>,
+  Same<keyof Def<Parsed['audit']>, keyof Def<Report['audit']>>,
+  Same<
+    keyof Item<Def<Parsed['audit']>['violations']>,
+    keyof Item<Def<Report['audit']>['violations']>
+  >,
+  Same<keyof Def<Parsed['changes']>, keyof Def<Report['changes']>>,
+  Same<keyof Item<Def<Parsed['changes']>['files']>, keyof Item<Def<Report['changes']>['files']>>,
+  Same<keyof Def<Parsed['credentials']>, keyof Def<Report['credentials']>>,
+  Same<keyof Def<Parsed['instructionFiles']>, keyof Def<Report['instructionFiles']>>,
+  Same<keyof Item<Def<Parsed['mcpServers']>>, keyof Item<Def<Report['mcpServers']>>>,
+  Same<keyof Item<Def<Parsed['subagents']>>, keyof Item<Def<Report['subagents']>>>,
+  Same<keyof Def<Parsed['completion']>, keyof Def<Report['completion']>>
+] = [
+  true,
+  true,
+  true,
+  true,
+  true,
+  true,
+  true,
+  true,
+  true,
+  true,
+  true,
+  true,
+  true,
+  true,
+  true,
+  true,
+  true
+]
 void schemaIsReport
+void sameFields
 
 // ---------------------------------------------------------------------------------------------
 // Fixtures and examples
@@ -235,7 +351,7 @@ function rank(name: string): number {
 /** A rendered body as a file: verbatim (Prettier must not reflow it), with where it came from. */
 function page(source: string, what: string, body: string): string {
   return [
-    `<!-- Generated by \`npm run preview\` from ${source}: ${what}. Do not edit. -->`,
+    `<!-- Generated by \`npm run preview\` from ${source} (recorded from a real run by \`npm run record-examples\`): ${what}. Do not edit. -->`,
     '<!-- prettier-ignore-start -->',
     '',
     body.trimEnd(),
@@ -253,8 +369,13 @@ function index(fixtures: Fixture[]): string {
     'the outcome, what went wrong and how to fix it, the agent’s own summary, the figures) and a',
     'job summary with everything else (every tool call, the full decision log, command output).',
     '',
-    'These pages are rendered by `npm run preview` from the reports in',
-    '`test-support/fixtures/reports/`; a test keeps them up to date.',
+    'Each example is what a run produced: `npm run record-examples` runs every scenario through the',
+    'action on the real Copilot CLI, with a scripted model on 127.0.0.1 standing in for the model, in',
+    'a small project (a calc library whose `sum()` fails for negative numbers), and records the',
+    'report it wrote into `test-support/fixtures/reports/`, with ids, times, durations and paths',
+    'normalized (`/home/runner/work/calc/calc`, repository `octo-org/calc`). `npm run preview`',
+    'renders these pages from those reports; tests keep both up to date. The model runs as BYOK',
+    '(`provider-base-url`), so no premium requests are counted.',
     ''
   ]
   for (const { name, report } of fixtures) {

@@ -16,7 +16,12 @@ export interface ToolCall {
 }
 
 export type Turn =
-  | { content?: string; toolCalls?: ToolCall[]; usage?: { input: number; output: number } }
+  | {
+      content?: string
+      toolCalls?: ToolCall[]
+      /** Token counts the turn reports; `cacheRead` of the input came from the prompt cache. */
+      usage?: { input: number; output: number; cacheRead?: number }
+    }
   | { status: number; body?: string }
   | { hang: true }
 
@@ -109,7 +114,10 @@ export async function startModelServer(script: Script): Promise<ModelServer> {
       const usage = {
         prompt_tokens: turn.usage?.input ?? 100,
         completion_tokens: turn.usage?.output ?? 20,
-        total_tokens: (turn.usage?.input ?? 100) + (turn.usage?.output ?? 20)
+        total_tokens: (turn.usage?.input ?? 100) + (turn.usage?.output ?? 20),
+        ...(turn.usage?.cacheRead !== undefined
+          ? { prompt_tokens_details: { cached_tokens: turn.usage.cacheRead } }
+          : {})
       }
       const finish = toolCalls.length > 0 ? 'tool_calls' : 'stop'
       const model = body.model ?? 'scripted-model'
