@@ -19,6 +19,7 @@ import type {
   CallOptions,
   CreateSessionOptions,
   ExitPlanResponse,
+  ExternalToolResult,
   SessionApi,
   SessionMode,
   ShellSignal
@@ -144,6 +145,16 @@ export class FakeSession implements SessionApi {
     this.answered.get(requestId)?.()
     return Promise.resolve()
   }
+
+  answerToolCall(sessionId: string, requestId: string, result: ExternalToolResult): Promise<void> {
+    this.log('answerToolCall', sessionId, requestId, result)
+    this.toolAnswers.set(requestId, result)
+    this.answered.get(requestId)?.()
+    return Promise.resolve()
+  }
+
+  /** The answers to external tool calls, by request id. */
+  readonly toolAnswers = new Map<string, ExternalToolResult>()
 
   /** What the CLI's own `exitPlanMode.request` would get as an answer. */
   requestExitPlan(): ExitPlanResponse | undefined {
