@@ -116,10 +116,48 @@ export async function patchPaths(
         i += 2
       } else names.add(match[1] ?? '')
     }
+    // a rename's or copy's source: numstat names only where it goes, but a rename deletes it
+    const text = fs.readFileSync(patchFile, 'utf8')
+    for (const m of text.matchAll(/^(?:rename|copy) from (.+)$/gm)) names.add(unquote(m[1] ?? ''))
     return [...names].filter((n) => n !== '').map((name) => checkPath(name, root, decide))
   } finally {
     fs.rmSync(scratch, { recursive: true, force: true })
   }
+}
+
+/** A path as git writes it in a patch header: C-quoted when it holds special characters. */
+function unquote(name: string): string {
+  if (!name.startsWith('"') || !name.endsWith('"')) return name
+  const bytes: number[] = []
+  const body = name.slice(1, -1)
+  const simple: Record<string, number> = {
+    n: 10,
+    t: 9,
+    '"': 34,
+    '\\': 92,
+    a: 7,
+    b: 8,
+    f: 12,
+    r: 13,
+    v: 11
+  }
+  for (let i = 0; i < body.length; i++) {
+    const c = body[i] ?? ''
+    if (c !== '\\') {
+      bytes.push(...Buffer.from(c, 'utf8'))
+      continue
+    }
+    const next = body[i + 1] ?? ''
+    const octal = /^[0-7]{3}/.exec(body.slice(i + 1))
+    if (octal) {
+      bytes.push(parseInt(octal[0], 8))
+      i += 3
+    } else {
+      bytes.push(simple[next] ?? next.charCodeAt(0))
+      i += 1
+    }
+  }
+  return Buffer.from(bytes).toString('utf8')
 }
 
 /** Whether the patch may write `name` (relative to `root`). */
