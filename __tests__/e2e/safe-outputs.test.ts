@@ -102,12 +102,55 @@ async function runAgent(
   return result
 }
 
-function publish(ws: Workspace, inputs: Record<string, string>): Promise<ActionResult> {
+function publish(
+  ws: Workspace,
+  inputs: Record<string, string>,
+  extraEnv: Record<string, string> = {}
+): Promise<ActionResult> {
   return runAction({
     workspace: ws,
-    env: env(),
+    env: { ...env(), ...extraEnv },
     inputs: { mode: 'publish', 'github-token': 'installation-token', ...inputs }
   })
+}
+
+/** A patch of `files` over a clone of origin at `ref`, and a proposals file, in `ws`'s RUNNER_TEMP. */
+function handMadePatch(
+  ws: Workspace,
+  ref: string,
+  files: Record<string, string>,
+  proposals: unknown[]
+): { patch: string; proposals: string } {
+  const scratch = path.join(base, `scratch-${Date.now()}`)
+  git(base, 'clone', '-q', '-b', ref, origin, scratch)
+  for (const [file, content] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(scratch, file)), { recursive: true })
+    fs.writeFileSync(path.join(scratch, file), content)
+  }
+  git(scratch, 'add', '-A')
+  const patch = path.join(ws.runnerTemp, `hand-${Date.now()}.patch`)
+  fs.writeFileSync(patch, git(scratch, 'diff', '--cached', '--binary'))
+  const file = path.join(ws.runnerTemp, `hand-${Date.now()}.json`)
+  fs.writeFileSync(file, JSON.stringify({ version: 1, proposals }))
+  return { patch, proposals: file }
+}
+
+/** A pull_request event payload file for the publish step. */
+function pullRequestEvent(ws: Workspace, headRepo: string): Record<string, string> {
+  const file = path.join(ws.runnerTemp, 'event.json')
+  fs.writeFileSync(
+    file,
+    JSON.stringify({
+      action: 'opened',
+      pull_request: {
+        number: 7,
+        head: { ref: 'feature', repo: { full_name: headRepo } },
+        base: { ref: 'main' }
+      },
+      repository: { default_branch: 'main' }
+    })
+  )
+  return { GITHUB_EVENT_PATH: file, GITHUB_EVENT_NAME: 'pull_request' }
 }
 
 function originBranches(): string[] {
@@ -251,6 +294,69 @@ describe('safe outputs', () => {
     expect(writes(github)).toEqual([])
     // the publish job's checkout is untouched
     expect(fs.readFileSync(path.join(publishWs.dir, 'src', 'math.js'), 'utf8')).toBe(BUGGY)
+  }, 60_000)
+
+  it('updates the pull request it opened before instead of opening a second one', async () => {
+    const ws = clone()
+    const pr = { kind: 'pull-request', title: 'Fix add', body: 'First.', draft: false }
+    const first = handMadePatch(ws, 'main', { 'src/math.js': FIXED }, [pr])
+    expect(
+      (await publish(clone(), { 'patch-path': first.patch, 'safe-outputs-path': first.proposals }))
+        .exitCode
+    ).toBe(0)
+    const second = handMadePatch(ws, 'main', { 'src/math.js': FIXED, 'src/more.js': 'x\n' }, [
+      { ...pr, body: 'Second.' }
+    ])
+    const again = await publish(clone(), {
+      'patch-path': second.patch,
+      'safe-outputs-path': second.proposals
+    })
+    expect(again.exitCode).toBe(0)
+    expect(github.pulls).toHaveLength(1)
+    expect(github.pulls[0]?.body).toContain('Second.')
+    expect(github.pulls[0]?.draft).toBe(false)
+    expect(again.summary).toContain('Updated pull request')
+    expect(git(origin, 'show', 'copilot/4242:src/more.js')).toBe('x\n')
+    expect(git(origin, 'rev-list', '--count', 'main..copilot/4242').trim()).toBe('1')
+  }, 60_000)
+
+  it("push-to: pr-branch commits on the pull request's head branch; a fork's branch is refused", async () => {
+    const seed = path.join(base, 'seed')
+    git(seed, 'checkout', '-q', '-b', 'feature')
+    fs.writeFileSync(path.join(seed, 'src', 'feature.js'), 'feature\n')
+    git(seed, 'add', '-A')
+    git(seed, 'commit', '-q', '-m', 'feature')
+    git(seed, 'push', '-q', 'origin', 'feature')
+    const featureHead = git(origin, 'rev-parse', 'refs/heads/feature').trim()
+    const ws = clone() // the publish job checks out the base (main)
+    const made = handMadePatch(ws, 'feature', { 'src/math.js': FIXED }, [
+      { kind: 'pull-request', title: 'Fix', body: 'b', draft: true },
+      { kind: 'labels', labels: ['bug'] }
+    ])
+    const fork = await publish(
+      ws,
+      { 'patch-path': made.patch, 'safe-outputs-path': made.proposals, 'push-to': 'pr-branch' },
+      pullRequestEvent(ws, 'mallory/repo')
+    )
+    expect(fork.exitCode).not.toBe(0)
+    expect(fork.summary).toContain('comes from another repository')
+    expect(git(origin, 'rev-parse', 'refs/heads/feature').trim()).toBe(featureHead)
+
+    const ws2 = clone()
+    const published = await publish(
+      ws2,
+      { 'patch-path': made.patch, 'safe-outputs-path': made.proposals, 'push-to': 'pr-branch' },
+      pullRequestEvent(ws2, 'octo/repo')
+    )
+    expect(published.exitCode).toBe(0)
+    expect(originBranches()).toEqual(['refs/heads/feature', 'refs/heads/main'])
+    expect(git(origin, 'rev-parse', 'refs/heads/feature~1').trim()).toBe(featureHead)
+    expect(git(origin, 'show', 'feature:src/math.js')).toBe(FIXED)
+    expect(github.requests.filter((r) => r.path.endsWith('/pulls'))).toEqual([])
+    const labels = github.requests.filter((r) => r.method === 'POST')
+    expect(labels.map((r) => [r.path, r.body])).toEqual([
+      ['/repos/octo/repo/issues/7/labels', { labels: ['bug'] }]
+    ])
   }, 60_000)
 
   it('leaves the patch of a run that timed out; without safe-outputs no proposal tool is offered', async () => {

@@ -306,13 +306,23 @@ async function publishAll(
     }
   }
 
+  // A refused patch refuses the run's proposals too: they describe the work that was refused.
+  if (patchFailure !== undefined) {
+    if (proposals.length > 0) {
+      refused.push(
+        `The proposals (${proposals.map((p) => p.kind).join(', ')}) were not applied: the patch they go with was refused.`
+      )
+    }
+    return patchFailure
+  }
+
   // --- the pull request
   const api = { client, owner: repo.owner, repo: repo.repo }
   let prNumber: number | undefined
   if (proposedPr) {
     if (branch === undefined) {
       refused.push(
-        `The proposed pull request "${safeTitle(proposedPr.title)}" was not opened: ${patchFailure ? 'the patch was refused' : 'there is no patch to open it with'}.`
+        `The proposed pull request "${safeTitle(proposedPr.title)}" was not opened: there is no patch to open it with.`
       )
     } else if (settings.pushTo === 'pr-branch' && pr) {
       prNumber = pr.number
