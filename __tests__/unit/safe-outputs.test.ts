@@ -14,6 +14,7 @@ import {
 } from '../../src/session/safe-outputs.js'
 import { headCommit, parseChanges } from '../../src/session/changes.js'
 import { checkPath, patchPaths, safeBody, safeTitle } from '../../src/modes/publish.js'
+import { readSettings } from '../../src/settings.js'
 
 let dir: string
 beforeEach(() => {
@@ -34,6 +35,34 @@ describe('the safe-outputs input', () => {
     expect(() => parseSafeOutputs('pull-request, push')).toThrow(UserError)
     expect(() => parseSafeOutputs('push')).toThrow(
       /Input 'safe-outputs' names 'push'.*pull-request, comment, labels, issue/
+    )
+  })
+})
+
+describe('the settings of safe outputs and publish', () => {
+  const read = (inputs: Record<string, string>) =>
+    readSettings((name) => inputs[name] ?? '', { GITHUB_WORKSPACE: dir, RUNNER_TEMP: dir })
+
+  it('reads safe-outputs, and none by default', () => {
+    expect(read({ prompt: 'x' }).safeOutputs).toEqual([])
+    expect(read({ prompt: 'x', 'safe-outputs': 'labels,issue' }).safeOutputs).toEqual([
+      'labels',
+      'issue'
+    ])
+    expect(() => read({ prompt: 'x', 'safe-outputs': 'pull-requests' })).toThrow(
+      /Input 'safe-outputs' names 'pull-requests'/
+    )
+  })
+
+  it('takes mode: publish without a prompt, with patch-path or safe-outputs-path', () => {
+    const settings = read({ mode: 'publish', 'patch-path': 'p.patch', 'push-to': 'pr-branch' })
+    expect(settings.mode).toBe('publish')
+    expect(settings.patchPath).toBe(path.join(dir, 'p.patch'))
+    expect(settings.pushTo).toBe('pr-branch')
+    expect(read({ prompt: 'x' }).pushTo).toBe('new-branch')
+    expect(() => read({ mode: 'publish' })).toThrow(/'patch-path'.*'safe-outputs-path'/)
+    expect(() => read({ mode: 'publish', 'patch-path': 'p', 'push-to': 'main' })).toThrow(
+      /Input 'push-to' must be one of new-branch, pr-branch/
     )
   })
 })

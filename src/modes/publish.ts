@@ -346,6 +346,7 @@ async function publishAll(
 
   // --- labels, comments, issues
   const target = prNumber ?? pr?.number ?? payload.issue?.number
+  const notPosted: string[] = []
   for (const proposal of proposals) {
     try {
       if (proposal.kind === 'labels') {
@@ -388,9 +389,13 @@ async function publishAll(
       }
     } catch (error) {
       refused.push(`${proposal.kind}: GitHub refused it (${messageOf(error)}).`)
+      notPosted.push(proposal.kind)
     }
   }
-  return patchFailure
+  // never silently unposted: what GitHub refused fails the step
+  return notPosted.length > 0
+    ? `GitHub refused some proposals (${notPosted.join(', ')}): see the job summary.`
+    : undefined
 }
 
 async function defaultBranch(api: {
