@@ -31,6 +31,7 @@ export type ScriptStep =
   | { wait: number }
   | { awaitPermission: string }
   | { awaitExitPlan: string }
+  | { awaitToolCall: string }
 
 export interface FakeCall {
   method: keyof SessionApi
@@ -98,9 +99,18 @@ export class FakeSession implements SessionApi {
       if ('event' in step) this.emit(step.event)
       else if ('wait' in step) await sleep(step.wait)
       else {
-        const id = 'awaitPermission' in step ? step.awaitPermission : step.awaitExitPlan
+        const id =
+          'awaitPermission' in step
+            ? step.awaitPermission
+            : 'awaitToolCall' in step
+              ? step.awaitToolCall
+              : step.awaitExitPlan
         const done =
-          'awaitPermission' in step ? this.permissionAnswers.has(id) : this.exitPlanAnswers.has(id)
+          'awaitPermission' in step
+            ? this.permissionAnswers.has(id)
+            : 'awaitToolCall' in step
+              ? this.toolAnswers.has(id)
+              : this.exitPlanAnswers.has(id)
         if (!done) await new Promise<void>((resolve) => this.answered.set(id, resolve))
       }
     }
