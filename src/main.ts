@@ -168,7 +168,7 @@ async function runAgent(
   })
   const { asker, noAskerReason } = askerFor(settings, env, target, clean)
   // the patch of the agent's changes and the proposal tools (issue 23)
-  const writeBack = new WriteBack(settings)
+  const writeBack = new WriteBack(settings, log)
 
   // The CLI boots (~0.4 s) while the policy loads; no session exists before the policy has
   // loaded and passed its own tests. No credential: the entry started no CLI either.

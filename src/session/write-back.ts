@@ -24,7 +24,10 @@ export class WriteBack {
   private readonly safeOutputs: SafeOutputs | undefined
   private record: ChangesRecord | undefined
 
-  constructor(private readonly settings: Settings) {
+  constructor(
+    settings: Settings,
+    private readonly log: { info(line: string): void; warning(line: string): void }
+  ) {
     const name = path.basename(settings.tempDir)
     this.changes = new AgentChanges({
       root: settings.workingDirectory,
@@ -69,6 +72,15 @@ export class WriteBack {
         files: [],
         error: error instanceof Error ? error.message : String(error)
       }
+    }
+    const record = this.record
+    if (record?.error !== undefined) {
+      this.log.warning(`The agent's changes could not be recorded as a patch: ${record.error}`)
+    } else if (record?.patchPath !== undefined) {
+      const { linesAdded, linesRemoved } = changesMetrics(record)
+      this.log.info(
+        `The agent's changes: ${record.files.length} file${record.files.length === 1 ? '' : 's'} (+${linesAdded} −${linesRemoved}); patch at ${record.patchPath}`
+      )
     }
   }
 
