@@ -359,6 +359,42 @@ describe('safe outputs', () => {
     ])
   }, 60_000)
 
+  it('counts a one-line fix in plan mode as +1 −1: the plan is no change of the agent', async () => {
+    const ws = clone()
+    let planPath = ''
+    const result = await runAgent(
+      ws,
+      (request, index) => {
+        if (index === 0) {
+          planPath =
+            /Save the plan to: (\S+plan\.md)/.exec(JSON.stringify(request.messages))?.[1] ?? ''
+          return {
+            toolCalls: [
+              {
+                name: 'create',
+                arguments: { path: planPath, file_text: '# Plan\n1. Fix\n2. Check\n3. Done\n' }
+              }
+            ]
+          }
+        }
+        if (index === 1) {
+          return { toolCalls: [{ name: 'exit_plan_mode', arguments: { summary: 'Fix add' } }] }
+        }
+        if (index === 2) return edit(ws)
+        return { toolCalls: [{ name: 'task_complete', arguments: { summary: 'Fixed.' } }] }
+      },
+      { 'plan-first': 'true' }
+    )
+    expect(result.outputs.status).toBe('completed')
+    expect(planPath).toMatch(/plan\.md$/)
+    expect(result.report?.plan.content).toContain('1. Fix')
+    expect(result.outputs['lines-added']).toBe('1')
+    expect(result.outputs['lines-removed']).toBe('1')
+    expect(result.outputs['files-modified']).toBe('1')
+    const patch = fs.readFileSync(result.outputs['patch-path'] ?? '', 'utf8')
+    expect(patch).not.toContain('plan.md')
+  }, 120_000)
+
   it('leaves the patch of a run that timed out; without safe-outputs no proposal tool is offered', async () => {
     const ws = clone()
     const result = await runAgent(
