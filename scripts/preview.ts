@@ -223,7 +223,8 @@ const ReportSchema = z.strictObject({
         name: z.string(),
         description: z.string().optional(),
         outcome: z.enum(['running', 'completed', 'failed']),
-        error: z.string().optional()
+        error: z.string().optional(),
+        calls: z.number().optional()
       })
     )
     .optional(),
@@ -231,7 +232,43 @@ const ReportSchema = z.strictObject({
   permissionCounts: z
     .record(z.string(), z.strictObject({ allow: z.number(), deny: z.number() }))
     .optional(),
-  permissionsOmitted: z.number().optional()
+  permissionsOmitted: z.number().optional(),
+  safeOutputs: z
+    .strictObject({
+      offered: z.array(z.enum(['pull-request', 'comment', 'labels', 'issue'])),
+      proposals: z.array(
+        z.discriminatedUnion('kind', [
+          z.strictObject({
+            kind: z.literal('pull-request'),
+            title: z.string(),
+            body: z.string(),
+            draft: z.boolean()
+          }),
+          z.strictObject({ kind: z.literal('comment'), body: z.string() }),
+          z.strictObject({ kind: z.literal('labels'), labels: z.array(z.string()) }),
+          z.strictObject({
+            kind: z.literal('issue'),
+            title: z.string(),
+            body: z.string(),
+            labels: z.array(z.string())
+          })
+        ])
+      ),
+      refused: z.array(z.strictObject({ tool: z.string(), reason: z.string() })),
+      path: z.string().optional()
+    })
+    .optional(),
+  quota: z
+    .strictObject({
+      premiumRemaining: z.number().optional(),
+      premiumEntitlement: z.number().optional(),
+      premiumUsed: z.number(),
+      remainingPercentage: z.number(),
+      unlimited: z.boolean(),
+      overage: z.number(),
+      resetDate: z.string().optional()
+    })
+    .optional()
 })
 
 /** True only when A and B are the same type (each assignable to the other). */

@@ -49,6 +49,7 @@ import { restoreInstructionFiles, stashInstructionFiles } from './session/instru
 import { resolveSessionInputs } from './session/session-inputs.js'
 import { planSandbox, probeSandbox, SANDBOX_FIX, type SandboxPlan } from './session/sandbox.js'
 import { setUpSandbox } from './session/sandbox-setup.js'
+import { WriteBack } from './session/write-back.js'
 
 /** The step fails with `message`, neutralized like every line of the log (src/log.ts). */
 function failStep(message: string): void {
@@ -95,6 +96,12 @@ export async function run(
     }
     addSecrets(settings.secrets)
     if (settings.mode === 'check-policy') return await checkPolicyOnly(settings, env)
+    if (settings.mode === 'publish') {
+      const { publishMode } = await import('./modes/publish.js')
+      const published = await publishMode(settings, env)
+      if (published.failure !== undefined) failStep(published.failure)
+      return { report: null, outputs: published.outputs }
+    }
     const event = readEvent(env)
     if (event.problem) log.warning(event.problem)
     const refusal = await refuseActor(settings, env, event)
@@ -160,6 +167,8 @@ async function runAgent(
     if (input.type === 'decision' && input.approval) live?.changed()
   })
   const { asker, noAskerReason } = askerFor(settings, env, target, clean)
+  // the patch of the agent's changes and the proposal tools (issue 23)
+  const writeBack = new WriteBack(settings, log)
 
   // The CLI boots (~0.4 s) while the policy loads; no session exists before the policy has
   // loaded and passed its own tests. No credential: the entry started no CLI either.
@@ -270,7 +279,8 @@ async function runAgent(
       protectedGroups: [connected.process.pid ?? -1, process.pid],
       redact: clean,
       ...(asker ? { asker } : {}),
-      ...(noAskerReason ? { noAskerReason } : {})
+      ...(noAskerReason ? { noAskerReason } : {}),
+      ...writeBack.runOptions()
     }).execute()
   } catch (error) {
     recorder.record({ type: 'ended', ending: crash(error, signal, settings, cli, clean) })
@@ -288,6 +298,9 @@ async function runAgent(
         restoreCheckoutCredentials(credentialsStash, env, recorder)
       }
     }
+    // nothing runs in the workspace any more, and the stashed files are not back yet
+    await stopped?.catch(() => undefined)
+    await writeBack.finish(recorder.state)
     if (instructionsStash !== undefined) {
       await stopped?.catch(() => undefined)
       restoreUnsafeInstructions(instructionsStash, recorder)
@@ -304,7 +317,9 @@ async function runAgent(
   try {
     await working
     await live?.stop()
-    const report = toReport(recorder.state, { endedAt: new Date().toISOString() })
+    const report = writeBack.decorate(
+      toReport(recorder.state, { endedAt: new Date().toISOString() })
+    )
     const sessionId = recorder.state.sessionId
     const events = sessionId
       ? path.join(cliHome(settings), 'session-state', sessionId, 'events.jsonl')
@@ -320,6 +335,7 @@ async function runAgent(
       runUrl: link,
       eventsPath
     })
+    Object.assign(outputs, writeBack.outputs())
     conclude(report, clean)
     return { report, outputs }
   } finally {

@@ -9,6 +9,7 @@ import { runnerSecrets, urlSecrets } from './text/url-credentials.js'
 import { isInside, namedInside, readTreeFile, workspaceRoots } from './tree-file.js'
 import type { CustomAgent } from './session/custom-agent.js'
 import type { McpServersInput } from './session/mcp-servers.js'
+import { parseSafeOutputs, type SafeOutputKind } from './session/safe-output-kinds.js'
 
 /** The Copilot CLI version this action is tested against and installs by default. */
 export const DEFAULT_CLI_VERSION = '1.0.102'
@@ -25,8 +26,11 @@ export interface Provider {
 }
 
 export interface Settings {
-  /** `run` the agent, or only `check-policy` (validate, lint and test the policy) for CI. */
-  mode: 'run' | 'check-policy'
+  /**
+   * `run` the agent; only `check-policy` (validate, lint and test the policy) for CI; or
+   * `publish` the agent job's patch and proposals (no agent; modes/publish.ts).
+   */
+  mode: 'run' | 'check-policy' | 'publish'
   prompt: string
   policyPath: string
   model?: string
@@ -96,6 +100,15 @@ export interface Settings {
    * `headers` values of MCP servers, the runner's ACTIONS_* tokens.
    */
   secrets: string[]
+  // --- safe outputs (issue 23) ---
+  /** safe-outputs: the proposal tools offered to the agent (none by default). */
+  safeOutputs: SafeOutputKind[]
+  /** patch-path: the agent job's patch (`mode: publish`). */
+  patchPath?: string
+  /** safe-outputs-path: the agent job's proposals file (`mode: publish`). */
+  safeOutputsPath?: string
+  /** push-to: a new `copilot/<run id>` branch, or the triggering pull request's head branch. */
+  pushTo: 'new-branch' | 'pr-branch'
 }
 
 /** Whether the CLI has a credential: a BYOK provider, or a token for Copilot. */
@@ -233,7 +246,7 @@ export function readSettings(input: InputReader, env: NodeJS.ProcessEnv = proces
     )
   }
 
-  const mode = oneOf('mode', input('mode'), ['run', 'check-policy'], 'run')
+  const mode = oneOf('mode', input('mode'), ['run', 'check-policy', 'publish'], 'run')
   const promptInput = input('prompt')
   const promptFile = input('prompt-file')
   if (mode === 'run' && (promptInput === '') === (promptFile === '')) {
@@ -370,6 +383,30 @@ export function readSettings(input: InputReader, env: NodeJS.ProcessEnv = proces
       providerApiKey,
       ...(provider ? urlSecrets(provider.baseUrl) : []),
       ...runnerSecrets(env)
-    ].filter((s): s is string => !!s && s.length >= 4)
+    ].filter((s): s is string => !!s && s.length >= 4),
+    ...publishInputs(input, workspace, mode)
+  }
+}
+
+/** The safe-output and publish inputs (issue 23). */
+function publishInputs(
+  input: InputReader,
+  workspace: string,
+  mode: Settings['mode']
+): Pick<Settings, 'safeOutputs' | 'patchPath' | 'safeOutputsPath' | 'pushTo'> {
+  const patchPath = input('patch-path')
+  const safeOutputsPath = input('safe-outputs-path')
+  if (mode === 'publish' && patchPath === '' && safeOutputsPath === '') {
+    throw new UserError(
+      "With 'mode: publish', set the input 'patch-path' (the agent job's output 'patch-path') and/or 'safe-outputs-path' (its output 'safe-outputs-path'), as downloaded from the agent job's artifact."
+    )
+  }
+  return {
+    safeOutputs: parseSafeOutputs(input('safe-outputs')),
+    ...(patchPath === '' ? {} : { patchPath: path.resolve(workspace, patchPath) }),
+    ...(safeOutputsPath === ''
+      ? {}
+      : { safeOutputsPath: path.resolve(workspace, safeOutputsPath) }),
+    pushTo: oneOf('push-to', input('push-to'), ['new-branch', 'pr-branch'], 'new-branch')
   }
 }

@@ -22,6 +22,7 @@ import type {
   CreateSessionOptions,
   ExitPlanResponse,
   GitHubCallOptions,
+  ExternalToolResult,
   SessionApi,
   SessionMode,
   ShellSignal
@@ -33,6 +34,7 @@ export type ScriptStep =
   | { wait: number }
   | { awaitPermission: string }
   | { awaitExitPlan: string }
+  | { awaitToolCall: string }
 
 export interface FakeCall {
   method: keyof SessionApi
@@ -122,9 +124,18 @@ export class FakeSession implements SessionApi {
       if ('event' in step) this.emit(step.event)
       else if ('wait' in step) await sleep(step.wait)
       else {
-        const id = 'awaitPermission' in step ? step.awaitPermission : step.awaitExitPlan
+        const id =
+          'awaitPermission' in step
+            ? step.awaitPermission
+            : 'awaitToolCall' in step
+              ? step.awaitToolCall
+              : step.awaitExitPlan
         const done =
-          'awaitPermission' in step ? this.permissionAnswers.has(id) : this.exitPlanAnswers.has(id)
+          'awaitPermission' in step
+            ? this.permissionAnswers.has(id)
+            : 'awaitToolCall' in step
+              ? this.toolAnswers.has(id)
+              : this.exitPlanAnswers.has(id)
         if (!done) await new Promise<void>((resolve) => this.answered.set(id, resolve))
       }
     }
@@ -169,6 +180,16 @@ export class FakeSession implements SessionApi {
     this.answered.get(requestId)?.()
     return Promise.resolve()
   }
+
+  answerToolCall(sessionId: string, requestId: string, result: ExternalToolResult): Promise<void> {
+    this.log('answerToolCall', sessionId, requestId, result)
+    this.toolAnswers.set(requestId, result)
+    this.answered.get(requestId)?.()
+    return Promise.resolve()
+  }
+
+  /** The answers to external tool calls, by request id. */
+  readonly toolAnswers = new Map<string, ExternalToolResult>()
 
   /** What the CLI's own `exitPlanMode.request` would get as an answer. */
   requestExitPlan(): ExitPlanResponse | undefined {

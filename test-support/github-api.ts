@@ -69,6 +69,19 @@ export interface FakeComment {
   performed_via_github_app: { id: number; slug: string; name: string } | null
 }
 
+/** A pull request opened through `POST /repos/:owner/:repo/pulls`. */
+export interface FakePullRequest {
+  number: number
+  html_url: string
+  title: string
+  body: string
+  head: string
+  base: string
+  draft: boolean
+  state: 'open' | 'closed'
+  labels: string[]
+}
+
 export interface LoggedRequest {
   method: string
   /** Path without the query string, e.g. `/repos/o/r/issues/1/comments`. */
@@ -103,6 +116,8 @@ export interface FakeGitHub {
   /** Base URL, e.g. `http://127.0.0.1:41234`, for `GITHUB_API_URL`. */
   url: string
   requests: LoggedRequest[]
+  /** Pull requests opened through the API (live objects; labels added to them too). */
+  pulls: FakePullRequest[]
   /** The comments of one issue or PR, oldest first (live objects). */
   comments(owner: string, repo: string, number: number): FakeComment[]
   /**
@@ -157,6 +172,8 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
   const permissions = new Map<string, FakeRole | FakeCustomRole>()
   const commentListeners = new Set<(comment: FakeComment, place: CommentPlace) => void>()
   let nextCommentId = 1000
+  const pulls: FakePullRequest[] = []
+  let nextIssueNumber = 100
   let clock = Date.parse('2024-01-01T00:00:00Z')
   let baseUrl = ''
 
@@ -418,6 +435,89 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
         return
       }
 
+      // --- pull requests, issues and labels (the publish step, issue 23)
+      const repoPath = /^\/repos\/([^/]+)\/([^/]+)(\/.*)?$/.exec(path)
+      if (repoPath) {
+        const [, owner = '', repo = '', rest = ''] = repoPath
+        const writes = method !== 'GET'
+        if (writes && identity.access === 'read') {
+          error(403, 'Resource not accessible by integration')
+          return
+        }
+        const fields = (body ?? {}) as Record<string, unknown>
+        if (method === 'GET' && rest === '') {
+          send(200, { full_name: `${owner}/${repo}`, default_branch: 'main' })
+          return
+        }
+        if (rest === '/pulls' && method === 'GET') {
+          const head = query.head
+          send(
+            200,
+            pulls.filter(
+              (p) =>
+                p.state === (query.state ?? 'open') &&
+                (head === undefined || `${owner}:${p.head}` === head)
+            )
+          )
+          return
+        }
+        if (rest === '/pulls' && method === 'POST') {
+          if (typeof fields.title !== 'string' || typeof fields.head !== 'string') {
+            error(422, 'Validation Failed')
+            return
+          }
+          const number = ++nextIssueNumber
+          const pr: FakePullRequest = {
+            number,
+            html_url: `https://github.com/${owner}/${repo}/pull/${number}`,
+            title: fields.title,
+            body: typeof fields.body === 'string' ? fields.body : '',
+            head: fields.head,
+            base: typeof fields.base === 'string' ? fields.base : '',
+            draft: fields.draft === true,
+            state: 'open',
+            labels: []
+          }
+          pulls.push(pr)
+          send(201, pr)
+          return
+        }
+        const onePull = /^\/pulls\/(\d+)$/.exec(rest)
+        if (onePull && method === 'PATCH') {
+          const pr = pulls.find((p) => p.number === Number(onePull[1]))
+          if (!pr) {
+            error(404, 'Not Found')
+            return
+          }
+          if (typeof fields.title === 'string') pr.title = fields.title
+          if (typeof fields.body === 'string') pr.body = fields.body
+          send(200, pr)
+          return
+        }
+        if (rest === '/issues' && method === 'POST') {
+          const number = ++nextIssueNumber
+          send(201, {
+            number,
+            html_url: `https://github.com/${owner}/${repo}/issues/${number}`,
+            title: fields.title,
+            body: fields.body,
+            labels: fields.labels ?? []
+          })
+          return
+        }
+        const labels = /^\/issues\/(\d+)\/labels$/.exec(rest)
+        if (labels && method === 'POST') {
+          const pr = pulls.find((p) => p.number === Number(labels[1]))
+          const names = Array.isArray(fields.labels) ? fields.labels.map(String) : []
+          if (pr) pr.labels.push(...names)
+          send(
+            200,
+            names.map((name) => ({ name }))
+          )
+          return
+        }
+      }
+
       error(404, `Not Found: ${method} ${path}`)
     })
   })
@@ -430,6 +530,7 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
     url: baseUrl,
     requests,
     comments: (owner, repo, number) => issueComments(owner, repo, number),
+    pulls,
     addComment: (owner, repo, number, body, author = 'someone') =>
       newComment(
         owner,

@@ -2,7 +2,12 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import YAML from 'yaml'
-import { OUTPUT_NAMES, actionOutputs, verifyPassed } from '../../src/reporting/outputs.js'
+import {
+  OUTPUT_NAMES,
+  WRITE_BACK_OUTPUT_NAMES,
+  actionOutputs,
+  verifyPassed
+} from '../../src/reporting/outputs.js'
 import { RUN_STATUSES, type CommandRecord } from '../../src/reporting/types.js'
 import { SESSION_ID, sampleReport } from './sample-reports.js'
 
@@ -119,7 +124,9 @@ describe('action.yml', () => {
   const outputs = actionYmlOutputs()
 
   it('declares exactly the outputs the action sets', () => {
-    expect(Object.keys(outputs).sort()).toEqual([...OUTPUT_NAMES].sort())
+    expect(Object.keys(outputs).sort()).toEqual(
+      [...OUTPUT_NAMES, ...WRITE_BACK_OUTPUT_NAMES].sort()
+    )
   })
 
   it('describes every run status in the status output', () => {

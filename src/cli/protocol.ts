@@ -261,6 +261,13 @@ export const EventData = {
     degradationReason: z.string().nullable().optional(),
     attestation: z.string().nullable().optional()
   }),
+  /** A call of a tool the action gave the session (`session.create {tools}`), once approved. */
+  'external_tool.requested': z.looseObject({
+    requestId: z.string().min(1),
+    toolCallId: z.string().optional(),
+    toolName: z.string(),
+    arguments: z.unknown().optional()
+  }),
   'exit_plan_mode.requested': z.looseObject({
     requestId: z.string(),
     summary: z.string().nullable().optional(),

@@ -52,7 +52,8 @@ export const METHOD = {
   shellKill: 'session.shell.kill',
   shellExit: 'shell.exit',
   exitPlanRequest: 'exitPlanMode.request',
-  getToken: 'gitHubToken.getToken'
+  getToken: 'gitHubToken.getToken',
+  answerToolCall: 'session.tools.handlePendingToolCall'
 } as const
 
 export type SessionMode = 'plan' | 'autopilot' | 'interactive'
@@ -88,6 +89,21 @@ export type McpServerConfig =
       timeout?: number
     }
 
+/** A tool the action gives the agent (`session.create {tools}`): the model sees it by `name`. */
+export interface ExternalToolDefinition {
+  name: string
+  description: string
+  /** JSON schema of the arguments. */
+  parameters: Record<string, unknown>
+}
+
+/** The answer to one call of an external tool (`session.tools.handlePendingToolCall {result}`). */
+export interface ExternalToolResult {
+  textResultForLlm: string
+  resultType: 'success' | 'failure'
+  error?: string
+}
+
 /** One custom agent as `session.create {customAgents}` takes it. */
 export interface CustomAgentConfig {
   name: string
@@ -102,6 +118,8 @@ export interface CreateSessionOptions {
   mcpServers?: Record<string, McpServerConfig>
   /** Run the session as this custom agent. */
   agent?: CustomAgentConfig
+  /** Tools the action gives the agent; their calls arrive as `external_tool.requested`. */
+  tools?: ExternalToolDefinition[]
   reasoningEffort?: string
   maxAiCredits?: number
   workingDirectory: string
@@ -171,6 +189,8 @@ export interface SessionApi {
   metrics(sessionId: string, options?: CallOptions): Promise<UsageMetrics>
   answerPermission(sessionId: string, requestId: string, answer: PermissionAnswer): Promise<void>
   answerExitPlan(sessionId: string, requestId: string, response: ExitPlanResponse): Promise<void>
+  /** Answers an `external_tool.requested` event. */
+  answerToolCall(sessionId: string, requestId: string, result: ExternalToolResult): Promise<void>
   shellExec(
     sessionId: string,
     command: { command: string; cwd: string; timeoutMs: number }
@@ -208,6 +228,7 @@ export class CopilotApi implements SessionApi {
       {
         ...(options.model ? { model: options.model } : {}),
         ...(options.mcpServers ? { mcpServers: options.mcpServers } : {}),
+        ...(options.tools ? { tools: options.tools } : {}),
         ...(options.agent ? { customAgents: [options.agent], agent: options.agent.name } : {}),
         ...(options.reasoningEffort ? { reasoningEffort: options.reasoningEffort } : {}),
         ...(options.maxAiCredits === undefined
@@ -324,6 +345,18 @@ export class CopilotApi implements SessionApi {
     await this.connection.request(
       METHOD.answerExitPlan,
       { sessionId, requestId, response },
+      z.unknown()
+    )
+  }
+
+  async answerToolCall(
+    sessionId: string,
+    requestId: string,
+    result: ExternalToolResult
+  ): Promise<void> {
+    await this.connection.request(
+      METHOD.answerToolCall,
+      { sessionId, requestId, result },
       z.unknown()
     )
   }

@@ -382,8 +382,14 @@ rules:
       - "git restore *"
       - "git stash list*"
       - "git stash show*"
+  - id: proposals
+    decision: allow
+    reason: the safe-output tools only record a proposal; the publish job checks and applies it
+    tool: ["create_pull_request", "add_comment", "add_labels", "create_issue"]
 tests:
   - { shell: "npm ci && npm test", expect: allow, rule: project-checks }
+  - { tool: "create_pull_request", expect: allow, rule: proposals }
+  - { tool: "some_other_tool", expect: deny, rule: default }
   - { shell: "npm run lint -- --fix 2>&1 | tail -n 50", expect: allow }
   - { shell: "npx tsc --noEmit > src/tsc.log", expect: allow }
   - { shell: "git status && git diff", expect: allow, rule: read-only/read-only-shell }

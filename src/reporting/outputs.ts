@@ -20,6 +20,13 @@ export const OUTPUT_NAMES = [
 ] as const
 export type OutputName = (typeof OUTPUT_NAMES)[number]
 
+/** The outputs of the write-back (session/write-back.ts, modes/publish.ts), also in action.yml. */
+export const WRITE_BACK_OUTPUT_NAMES = [
+  'patch-path',
+  'safe-outputs-path',
+  'pull-request-url'
+] as const
+
 /** What the outputs need besides the report: where things were written or posted. */
 export interface OutputExtras {
   /** Where the JSON report was written (absent or '' when it could not be). */

@@ -308,6 +308,24 @@ export interface QuotaRecord {
   resetDate?: string
 }
 
+/** A write-back the agent proposed through a safe-output tool (applied later by `mode: publish`). */
+export type SafeOutputProposal =
+  | { kind: 'pull-request'; title: string; body: string; draft: boolean }
+  | { kind: 'comment'; body: string }
+  | { kind: 'labels'; labels: string[] }
+  | { kind: 'issue'; title: string; body: string; labels: string[] }
+
+/** The safe-output tools of a run: which were offered, what the agent proposed, what was refused. */
+export interface SafeOutputsRecord {
+  /** The `safe-outputs` input: the kinds of proposal offered as tools. */
+  offered: Array<SafeOutputProposal['kind']>
+  proposals: SafeOutputProposal[]
+  /** Calls refused as invalid (the agent was told why). */
+  refused: Array<{ tool: string; reason: string }>
+  /** The proposals file (output `safe-outputs-path`). */
+  path?: string
+}
+
 export interface Report {
   version: 1
   status: RunStatus
@@ -338,6 +356,8 @@ export interface Report {
   plan: { content: string | null; todos: TodoRecord[] }
   /** The agent's changes since the starting commit, from git (absent: not a git checkout, or no session ran). */
   changes?: ChangesRecord
+  /** The safe-output tools and the agent's proposals (absent: the input `safe-outputs` is empty). */
+  safeOutputs?: SafeOutputsRecord
   tools: ToolCallRecord[]
   permissions: PermissionRecord[]
   commands: CommandRecord[]

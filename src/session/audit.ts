@@ -193,12 +193,12 @@ function same(a: Entry, b: Entry): boolean {
   )
 }
 
-interface GitResult {
+export interface GitResult {
   code: number
   stdout: string
 }
 
-function git(
+export function git(
   cwd: string,
   args: string[],
   env: NodeJS.ProcessEnv = {},
@@ -245,7 +245,7 @@ function gitConfigEnv(pairs: ReadonlyArray<readonly [string, string]>): NodeJS.P
  * config: the agent may have written any of them, and these commands run outside the sandbox,
  * with the action's environment. Only the work tree's own `.gitignore` files are obeyed.
  */
-function storeEnv(root: string, storeDir: string): NodeJS.ProcessEnv {
+export function storeEnv(root: string, storeDir: string): NodeJS.ProcessEnv {
   return {
     GIT_DIR: path.join(storeDir, 'git'),
     GIT_WORK_TREE: root,
@@ -264,7 +264,7 @@ function storeEnv(root: string, storeDir: string): NodeJS.ProcessEnv {
 }
 
 /** The store's own git directory, made once; false outside a git repository. */
-async function initStoreGit(root: string, storeDir: string): Promise<boolean> {
+export async function initStoreGit(root: string, storeDir: string): Promise<boolean> {
   if (!fs.existsSync(path.join(root, '.git'))) return false
   if (fs.existsSync(path.join(storeDir, 'git', 'HEAD'))) return true
   const init = await git(root, ['init', '-q', '--template='], storeEnv(root, storeDir))

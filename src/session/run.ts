@@ -8,7 +8,13 @@
  */
 import type { CreateSessionResult } from '../cli/protocol.js'
 import type { CommandRecord } from '../reporting/types.js'
-import type { CustomAgentConfig, McpServerConfig, SessionApi } from '../cli/session-api.js'
+import type {
+  CustomAgentConfig,
+  ExternalToolDefinition,
+  ExternalToolResult,
+  McpServerConfig,
+  SessionApi
+} from '../cli/session-api.js'
 import { UserError, messageOf } from '../errors.js'
 import type { Policy } from '../policy/types.js'
 import type { SandboxConfig } from '../policy/sandbox.js'
@@ -93,6 +99,17 @@ export interface RunOptions {
   /** Who answers the policy's `ask` rules; without one, an ask is denied with `noAskerReason`. */
   asker?: Asker
   noAskerReason?: string
+  /** Called once the workspace is on record, right before the prompt (the agent's changes start here). */
+  onAgentStart?: () => Promise<void>
+  /** Tools the action gives the agent (`session.create {tools}`) and what answers their calls. */
+  externalTools?: ExternalTools
+}
+
+/** Client-provided tools: offered at `session.create`, their calls answered by `call`. */
+export interface ExternalTools {
+  definitions: ExternalToolDefinition[]
+  /** The answer to one call of one of the tools (the policy approved it already). */
+  call(toolName: string, args: unknown): ExternalToolResult
 }
 
 const FINALIZE_TIMEOUT_MS = 15_000
@@ -210,6 +227,7 @@ export class Run {
 
     // the workspace as it was is on record before the agent may change anything
     await this.options.audit?.ready()
+    await this.options.onAgentStart?.()
     this.lastEventAt = Date.now()
     recorder.record({ type: 'phase', phase: 'agent' })
     recorder.record({ type: 'prompt-sent' })
@@ -256,6 +274,11 @@ export class Run {
       case 'session.mode_changed':
         this.planExit.onModeChanged(dataOf(event, 'session.mode_changed')?.newMode)
         return
+      case 'external_tool.requested': {
+        const data = dataOf(event, 'external_tool.requested')
+        if (sessionId && data) this.answerTool(sessionId, data)
+        return
+      }
       case 'session.todos_changed':
         if (sessionId) this.todos.changed(sessionId)
         return
@@ -278,6 +301,26 @@ export class Run {
     }
   }
 
+  /** Answers a call of a tool the action gave the agent (every call is answered, once). */
+  private answerTool(
+    sessionId: string,
+    data: { requestId: string; toolName: string; arguments?: unknown }
+  ): void {
+    const tools = this.options.externalTools
+    const result: ExternalToolResult = tools?.definitions.some((d) => d.name === data.toolName)
+      ? tools.call(data.toolName, data.arguments)
+      : {
+          textResultForLlm: `No tool named ${data.toolName} is offered in this run.`,
+          resultType: 'failure',
+          error: 'unknown tool'
+        }
+    this.track(
+      this.options.api.answerToolCall(sessionId, data.requestId, result).catch((error: unknown) => {
+        this.options.log.warning(`Could not answer the ${data.toolName} call: ${messageOf(error)}`)
+      })
+    )
+  }
+
   private sandboxWarned = false
   /** When timeout-minutes runs out for the agent (set when the prompt is sent). */
   private deadline = Number.POSITIVE_INFINITY
@@ -294,6 +337,9 @@ export class Run {
       return await api.create({
         ...(this.options.model ? { model: this.options.model } : {}),
         ...(mcpServers ? { mcpServers } : {}),
+        ...(this.options.externalTools && this.options.externalTools.definitions.length > 0
+          ? { tools: this.options.externalTools.definitions }
+          : {}),
         ...(agent
           ? {
               agent: {

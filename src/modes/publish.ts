@@ -1,0 +1,582 @@
+/**
+ * `mode: publish`: the second job, with the write token and without an agent (the CLI is never
+ * started). It takes the agent job's patch (`patch-path`) and proposals (`safe-outputs-path`),
+ * checks the patch again against the policy's write rules (the policy file of the checked-out
+ * base), commits it on a branch of its own (or the pull request's head branch with
+ * `push-to: pr-branch`), pushes it to the checkout's `origin`, opens or updates the proposed pull
+ * request, and adds the labels, the comment and the issue. Untrusted text (titles, bodies) is
+ * neutralized first. The job summary says what was applied and what was refused.
+ *
+ * Git runs in the checkout (the publish job's own, which no agent touched) without the machine's
+ * or the user's config and with hooks and fsmonitor off; the patch itself can never reach `.git`
+ * (a path under it refuses the whole patch).
+ */
+import { execFile } from 'node:child_process'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import * as core from '@actions/core'
+import { z } from 'zod'
+import { UserError, messageOf } from '../errors.js'
+import { addSecrets, log } from '../log.js'
+import { loadPolicy, type CompiledPolicy } from '../policy/index.js'
+import { createGitHubClient, defaultApiUrl, type GitHubClient } from '../github/client.js'
+import { readEvent, runnerRepository } from '../github/event.js'
+import { clip, inlineText, neutralizeMarkdown } from '../reporting/text.js'
+import type { SafeOutputProposal } from '../reporting/types.js'
+import { LIMITS, readProposals } from '../session/safe-outputs.js'
+import type { Settings } from '../settings.js'
+
+export interface PublishResult {
+  outputs: Record<string, string>
+  /** Why the step fails (main.ts fails it), when it does. */
+  failure?: string
+  applied: string[]
+  refused: string[]
+}
+
+/** A path the patch touches, and why it may not be written (undefined: allowed). */
+export interface PatchPath {
+  path: string
+  refusal?: string
+}
+
+interface GitResult {
+  code: number
+  stdout: string
+  stderr: string
+}
+
+/** Git without the machine's or the user's config, hooks or fsmonitor; `config` as `-c` pairs. */
+function git(
+  cwd: string,
+  args: string[],
+  config: ReadonlyArray<readonly [string, string]> = []
+): Promise<GitResult> {
+  const pairs: Array<readonly [string, string]> = [
+    ['core.hooksPath', '/dev/null'],
+    ['core.fsmonitor', 'false'],
+    ['advice.detachedHead', 'false'],
+    ...config
+  ]
+  const env: NodeJS.ProcessEnv = {
+    ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('GIT_'))),
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_CONFIG_GLOBAL: '/dev/null',
+    GIT_TERMINAL_PROMPT: '0',
+    GIT_CONFIG_COUNT: String(pairs.length)
+  }
+  pairs.forEach(([key, value], i) => {
+    env[`GIT_CONFIG_KEY_${i}`] = key
+    env[`GIT_CONFIG_VALUE_${i}`] = value
+  })
+  return new Promise((resolve) => {
+    execFile(
+      'git',
+      args,
+      { cwd, env, maxBuffer: 256 * 1024 * 1024, encoding: 'utf8' },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0
+        resolve({ code, stdout, stderr })
+      }
+    )
+  })
+}
+
+/** Mode lines that make a symlink or a submodule: never applied from an agent's patch. */
+const SPECIAL_MODE =
+  /^(?:new file mode|new mode|old mode|index [0-9a-f]+\.\.[0-9a-f]+) (?:120000|160000)$/m
+
+/**
+ * The paths a patch touches (`git apply --numstat -z`, read outside any repository), each
+ * checked: under `.git`, outside the tree, or not allowed by the policy's write rules.
+ */
+export async function patchPaths(
+  patchFile: string,
+  root: string,
+  decide: (absolutePath: string) => { decision: string; rule: string; reason?: string }
+): Promise<PatchPath[]> {
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'autopilot-patch-'))
+  try {
+    const result = await git(scratch, ['apply', '--numstat', '-z', '--', patchFile])
+    if (result.code !== 0) {
+      throw new UserError(
+        `The patch '${patchFile}' (input 'patch-path') cannot be read as a git patch: ${clip(result.stderr.trim(), 300)}. Pass the file the agent job's output 'patch-path' named.`
+      )
+    }
+    const names = new Set<string>()
+    const fields = result.stdout.split('\0')
+    for (let i = 0; i < fields.length; i++) {
+      const match = /^(?:-|\d+)\t(?:-|\d+)\t(.*)$/s.exec(fields[i] ?? '')
+      if (!match) continue
+      if (match[1] === '') {
+        // a rename or copy: the old and the new path follow
+        names.add(fields[i + 1] ?? '')
+        names.add(fields[i + 2] ?? '')
+        i += 2
+      } else names.add(match[1] ?? '')
+    }
+    // a rename's or copy's source: numstat names only where it goes, but a rename deletes it
+    const text = fs.readFileSync(patchFile, 'utf8')
+    for (const m of text.matchAll(/^(?:rename|copy) from (.+)$/gm)) names.add(unquote(m[1] ?? ''))
+    return [...names].filter((n) => n !== '').map((name) => checkPath(name, root, decide))
+  } finally {
+    fs.rmSync(scratch, { recursive: true, force: true })
+  }
+}
+
+/** A path as git writes it in a patch header: C-quoted when it holds special characters. */
+function unquote(name: string): string {
+  if (!name.startsWith('"') || !name.endsWith('"')) return name
+  const bytes: number[] = []
+  const body = name.slice(1, -1)
+  const simple: Record<string, number> = {
+    n: 10,
+    t: 9,
+    '"': 34,
+    '\\': 92,
+    a: 7,
+    b: 8,
+    f: 12,
+    r: 13,
+    v: 11
+  }
+  for (let i = 0; i < body.length; i++) {
+    const c = body[i] ?? ''
+    if (c !== '\\') {
+      bytes.push(...Buffer.from(c, 'utf8'))
+      continue
+    }
+    const next = body[i + 1] ?? ''
+    const octal = /^[0-7]{3}/.exec(body.slice(i + 1))
+    if (octal) {
+      bytes.push(parseInt(octal[0], 8))
+      i += 3
+    } else {
+      bytes.push(simple[next] ?? next.charCodeAt(0))
+      i += 1
+    }
+  }
+  return Buffer.from(bytes).toString('utf8')
+}
+
+/** Whether the patch may write `name` (relative to `root`). */
+export function checkPath(
+  name: string,
+  root: string,
+  decide: (absolutePath: string) => { decision: string; rule: string; reason?: string }
+): PatchPath {
+  const parts = name.split('/')
+  if (path.isAbsolute(name) || parts.includes('..') || parts.includes('')) {
+    return { path: name, refusal: 'leads out of the repository' }
+  }
+  // `.git` in any case, and names git or a file system may take for it (`.git.`, `.git `, `git~1`)
+  if (parts.some((p) => /^\.git[. ]*$/i.test(p) || /^git~\d+$/i.test(p))) {
+    return { path: name, refusal: "is git's own directory" }
+  }
+  const decision = decide(path.join(root, name))
+  if (decision.decision !== 'allow') {
+    return {
+      path: name,
+      refusal: `the policy's write rules do not allow it (rule ${decision.rule}${decision.reason ? `: ${decision.reason}` : ''})`
+    }
+  }
+  return { path: name }
+}
+
+/** A proposed title, made safe: one line, no mention, HTML or link, at most the title limit. */
+export function safeTitle(text: string): string {
+  return inlineText(text, LIMITS.title)
+}
+
+/** A proposed body, made safe: no notifying mention, raw HTML or link; length-limited. */
+export function safeBody(text: string, runUrl?: string): string {
+  const note = `\n\n---\n_Proposed by the Copilot agent${runUrl ? ` in [this run](${runUrl})` : ''}; applied by the publish step._`
+  return clip(neutralizeMarkdown(text), LIMITS.body) + note
+}
+
+const PullRequestEvent = z.looseObject({
+  pull_request: z
+    .looseObject({
+      number: z.number(),
+      head: z.looseObject({
+        ref: z.string(),
+        repo: z.looseObject({ full_name: z.string() }).nullable().optional()
+      }),
+      base: z.looseObject({ ref: z.string() })
+    })
+    .optional(),
+  issue: z.looseObject({ number: z.number() }).optional(),
+  repository: z.looseObject({ default_branch: z.string().optional() }).optional()
+})
+
+const PullRequest = z.looseObject({ number: z.number(), html_url: z.string() })
+
+/** `mode: publish`. Never throws what the user must fix: returns it as `failure`. */
+export async function publishMode(
+  settings: Settings,
+  env: NodeJS.ProcessEnv
+): Promise<PublishResult> {
+  const applied: string[] = []
+  const refused: string[] = []
+  const outputs: Record<string, string> = { 'pull-request-url': '' }
+  let failure: string | undefined
+  try {
+    failure = await publishAll(settings, env, { applied, refused, outputs })
+  } catch (error) {
+    failure = messageOf(error)
+  }
+  outputs.status = failure === undefined ? 'completed' : 'failed'
+  for (const [name, value] of Object.entries(outputs)) core.setOutput(name, value)
+  await writeSummary(applied, refused, failure)
+  return { outputs, applied, refused, ...(failure === undefined ? {} : { failure }) }
+}
+
+interface Progress {
+  applied: string[]
+  refused: string[]
+  outputs: Record<string, string>
+}
+
+async function publishAll(
+  settings: Settings,
+  env: NodeJS.ProcessEnv,
+  progress: Progress
+): Promise<string | undefined> {
+  const { applied, refused, outputs } = progress
+  const root = settings.workingDirectory
+  const repo = runnerRepository(env)
+  const token = settings.githubToken
+  if (!repo)
+    throw new UserError('GITHUB_REPOSITORY is not set: the publish step runs in a GitHub workflow.')
+  if (!token) {
+    throw new UserError(
+      "The publish step needs the input 'github-token' (the job's GITHUB_TOKEN with contents: write and pull-requests: write)."
+    )
+  }
+  addSecrets([token])
+  const policy: CompiledPolicy = await loadPolicy({
+    path: settings.policyPath,
+    workingDirectory: root,
+    workspace: settings.raw.workspace,
+    what: "input 'policy'"
+  })
+  const proposals: SafeOutputProposal[] = settings.safeOutputsPath
+    ? readProposals(settings.safeOutputsPath).proposals
+    : []
+  const event = PullRequestEvent.safeParse(readEvent(env).payload)
+  const payload = event.success ? event.data : {}
+  const pr = payload.pull_request
+  const runId = env.GITHUB_RUN_ID ?? 'local'
+  const runUrl =
+    env.GITHUB_SERVER_URL && env.GITHUB_REPOSITORY && env.GITHUB_RUN_ID
+      ? `${env.GITHUB_SERVER_URL}/${env.GITHUB_REPOSITORY}/actions/runs/${env.GITHUB_RUN_ID}`
+      : undefined
+  const client = createGitHubClient({ token, apiUrl: defaultApiUrl(env), log })
+  const proposedPr = proposals.find(
+    (p): p is Extract<SafeOutputProposal, { kind: 'pull-request' }> => p.kind === 'pull-request'
+  )
+
+  // --- the patch: checked, committed, pushed
+  let branch: string | undefined
+  let patchFailure: string | undefined
+  if (settings.patchPath) {
+    if (!fs.existsSync(settings.patchPath)) {
+      throw new UserError(
+        `Input 'patch-path' names '${settings.patchPath}', which does not exist. Download the agent job's artifact first and pass the path of its patch.`
+      )
+    }
+    if (fs.statSync(settings.patchPath).size === 0) {
+      applied.push('The patch is empty: the agent changed nothing, so nothing was pushed.')
+    } else {
+      const result = await pushPatch(settings, env, policy, {
+        pr,
+        runId,
+        title: proposedPr
+          ? safeTitle(proposedPr.title)
+          : `Changes proposed by Copilot (run ${runId})`
+      })
+      if ('refused' in result) {
+        refused.push(result.refused)
+        patchFailure = result.refused
+      } else {
+        branch = result.branch
+        applied.push(`Pushed the patch as one commit to \`${result.branch}\`.`)
+      }
+    }
+  }
+
+  // A refused patch refuses the run's proposals too: they describe the work that was refused.
+  if (patchFailure !== undefined) {
+    if (proposals.length > 0) {
+      refused.push(
+        `The proposals (${proposals.map((p) => p.kind).join(', ')}) were not applied: the patch they go with was refused.`
+      )
+    }
+    return patchFailure
+  }
+
+  // --- the pull request
+  const api = { client, owner: repo.owner, repo: repo.repo }
+  let prNumber: number | undefined
+  if (proposedPr) {
+    if (branch === undefined) {
+      refused.push(
+        `The proposed pull request "${safeTitle(proposedPr.title)}" was not opened: there is no patch to open it with.`
+      )
+    } else if (settings.pushTo === 'pr-branch' && pr) {
+      prNumber = pr.number
+      applied.push(
+        `The changes went to pull request #${pr.number}'s branch; its title and description were left as they are.`
+      )
+    } else {
+      const base = pr?.base.ref ?? payload.repository?.default_branch ?? (await defaultBranch(api))
+      const opened = await openOrUpdatePullRequest(api, {
+        head: branch,
+        base,
+        title: safeTitle(proposedPr.title),
+        body: safeBody(proposedPr.body, runUrl),
+        draft: proposedPr.draft
+      })
+      prNumber = opened.number
+      outputs['pull-request-url'] = opened.url
+      applied.push(`${opened.updated ? 'Updated' : 'Opened'} pull request ${opened.url}.`)
+    }
+  }
+
+  // --- labels, comments, issues
+  const target = prNumber ?? pr?.number ?? payload.issue?.number
+  const notPosted: string[] = []
+  for (const proposal of proposals) {
+    try {
+      if (proposal.kind === 'labels') {
+        if (target === undefined) {
+          refused.push(
+            `Labels ${proposal.labels.join(', ')}: no pull request or issue to add them to.`
+          )
+          continue
+        }
+        await client.request('POST /repos/{owner}/{repo}/issues/{issue_number}/labels', {
+          owner: api.owner,
+          repo: api.repo,
+          issue_number: target,
+          labels: proposal.labels
+        })
+        applied.push(`Added the labels ${proposal.labels.join(', ')} to #${target}.`)
+      } else if (proposal.kind === 'comment') {
+        const on = pr?.number ?? payload.issue?.number ?? prNumber
+        if (on === undefined) {
+          refused.push('A comment: no pull request or issue to post it on.')
+          continue
+        }
+        await client.request('POST /repos/{owner}/{repo}/issues/{issue_number}/comments', {
+          owner: api.owner,
+          repo: api.repo,
+          issue_number: on,
+          body: safeBody(proposal.body, runUrl)
+        })
+        applied.push(`Posted a comment on #${on}.`)
+      } else if (proposal.kind === 'issue') {
+        const created = await client.request('POST /repos/{owner}/{repo}/issues', {
+          owner: api.owner,
+          repo: api.repo,
+          title: safeTitle(proposal.title),
+          body: safeBody(proposal.body, runUrl),
+          ...(proposal.labels.length > 0 ? { labels: proposal.labels } : {})
+        })
+        const issue = PullRequest.safeParse(created.data)
+        applied.push(`Opened issue ${issue.success ? issue.data.html_url : ''}.`)
+      }
+    } catch (error) {
+      refused.push(`${proposal.kind}: GitHub refused it (${messageOf(error)}).`)
+      notPosted.push(proposal.kind)
+    }
+  }
+  // never silently unposted: what GitHub refused fails the step
+  return notPosted.length > 0
+    ? `GitHub refused some proposals (${notPosted.join(', ')}): see the job summary.`
+    : undefined
+}
+
+async function defaultBranch(api: {
+  client: GitHubClient
+  owner: string
+  repo: string
+}): Promise<string> {
+  const response = await api.client.request('GET /repos/{owner}/{repo}', {
+    owner: api.owner,
+    repo: api.repo
+  })
+  const parsed = z.looseObject({ default_branch: z.string() }).safeParse(response.data)
+  if (!parsed.success) throw new Error('GitHub did not say which branch is the default one')
+  return parsed.data.default_branch
+}
+
+/** Opens the pull request from `head`, or updates the open one this step opened before from it. */
+async function openOrUpdatePullRequest(
+  api: { client: GitHubClient; owner: string; repo: string },
+  pr: { head: string; base: string; title: string; body: string; draft: boolean }
+): Promise<{ number: number; url: string; updated: boolean }> {
+  const { client, owner, repo } = api
+  const existing = await client.request('GET /repos/{owner}/{repo}/pulls', {
+    owner,
+    repo,
+    head: `${owner}:${pr.head}`,
+    state: 'open'
+  })
+  const found = z.array(PullRequest).safeParse(existing.data)
+  const open = found.success ? found.data[0] : undefined
+  if (open) {
+    await client.request('PATCH /repos/{owner}/{repo}/pulls/{pull_number}', {
+      owner,
+      repo,
+      pull_number: open.number,
+      title: pr.title,
+      body: pr.body
+    })
+    return { number: open.number, url: open.html_url, updated: true }
+  }
+  const created = await client.request('POST /repos/{owner}/{repo}/pulls', {
+    owner,
+    repo,
+    head: pr.head,
+    base: pr.base,
+    title: pr.title,
+    body: pr.body,
+    draft: pr.draft
+  })
+  const parsed = PullRequest.parse(created.data)
+  return { number: parsed.number, url: parsed.html_url, updated: false }
+}
+
+/** Checks the patch, commits it on its branch and pushes it; or says why not (nothing pushed). */
+async function pushPatch(
+  settings: Settings,
+  env: NodeJS.ProcessEnv,
+  policy: CompiledPolicy,
+  context: {
+    pr: z.infer<typeof PullRequestEvent>['pull_request']
+    runId: string
+    title: string
+  }
+): Promise<{ branch: string } | { refused: string }> {
+  const root = settings.workingDirectory
+  const patchFile = settings.patchPath ?? ''
+  const paths = await patchPaths(patchFile, root, (file) =>
+    policy.decide({ kind: 'write', fileName: file })
+  )
+  const bad = paths.filter((p) => p.refusal !== undefined)
+  const special = SPECIAL_MODE.test(fs.readFileSync(patchFile, 'utf8'))
+  if (bad.length > 0 || special) {
+    const list = bad.map((p) => `${p.path} (${p.refusal ?? ''})`)
+    if (special) list.push('a symlink or submodule entry (never applied from a patch)')
+    return { refused: `The patch was refused whole, nothing was pushed: ${list.join('; ')}.` }
+  }
+  if (!fs.existsSync(path.join(root, '.git'))) {
+    throw new UserError(
+      `The working directory '${root}' is not a git checkout: check the repository out (actions/checkout) before the publish step.`
+    )
+  }
+  let branch: string
+  if (settings.pushTo === 'pr-branch') {
+    const pr = context.pr
+    if (!pr) {
+      throw new UserError(
+        "'push-to: pr-branch' needs a pull_request event (the branch to push to); use 'push-to: new-branch' here."
+      )
+    }
+    if (pr.head.repo?.full_name !== env.GITHUB_REPOSITORY) {
+      return {
+        refused: `The patch was not pushed: pull request #${pr.number} comes from another repository (${pr.head.repo?.full_name ?? 'deleted'}), whose branch this job cannot push to.`
+      }
+    }
+    branch = pr.head.ref
+    const fetched = await git(root, ['fetch', '--no-tags', 'origin', `refs/heads/${branch}`])
+    if (fetched.code !== 0)
+      return { refused: `Could not fetch ${branch}: ${clip(fetched.stderr.trim(), 300)}` }
+    const checkout = await git(root, ['checkout', '-B', branch, 'FETCH_HEAD'])
+    if (checkout.code !== 0)
+      return { refused: `Could not check out ${branch}: ${clip(checkout.stderr.trim(), 300)}` }
+  } else {
+    branch = `copilot/${context.runId}`
+    const checkout = await git(root, ['checkout', '-B', branch])
+    if (checkout.code !== 0)
+      return { refused: `Could not make branch ${branch}: ${clip(checkout.stderr.trim(), 300)}` }
+  }
+  const apply = await git(root, [
+    'apply',
+    '--index',
+    '--binary',
+    '--whitespace=nowarn',
+    '--',
+    patchFile
+  ])
+  if (apply.code !== 0) {
+    return {
+      refused: `The patch was refused whole, nothing was pushed: it does not apply to ${branch} (${clip(apply.stderr.trim(), 500)}).`
+    }
+  }
+  const commit = await git(
+    root,
+    [
+      'commit',
+      '--no-verify',
+      '--no-gpg-sign',
+      '-q',
+      '-m',
+      context.title,
+      '-m',
+      `Applied by the publish step of run ${context.runId}.`
+    ],
+    [
+      ['user.name', 'github-actions[bot]'],
+      ['user.email', '41898282+github-actions[bot]@users.noreply.github.com']
+    ]
+  )
+  if (commit.code !== 0)
+    return { refused: `Could not commit the patch: ${clip(commit.stderr.trim(), 300)}` }
+  const auth = Buffer.from(`x-access-token:${settings.githubToken ?? ''}`).toString('base64')
+  addSecrets([auth])
+  const push = await git(
+    root,
+    [
+      'push',
+      ...(settings.pushTo === 'pr-branch' ? [] : ['--force']),
+      'origin',
+      `HEAD:refs/heads/${branch}`
+    ],
+    [
+      // the job's token, in place of any header the checkout persisted
+      ['http.extraheader', ''],
+      ['http.extraheader', `AUTHORIZATION: basic ${auth}`]
+    ]
+  )
+  if (push.code !== 0) {
+    throw new Error(`git push to origin failed: ${clip(push.stderr.trim(), 500)}`)
+  }
+  return { branch }
+}
+
+async function writeSummary(
+  applied: readonly string[],
+  refused: readonly string[],
+  failure: string | undefined
+): Promise<void> {
+  const lines = [
+    `### ${failure === undefined ? '✅' : '❌'} Publish`,
+    '',
+    ...(applied.length > 0 ? ['**Applied**', '', ...applied.map((a) => `- ${a}`), ''] : []),
+    ...(refused.length > 0
+      ? ['**Refused**', '', ...refused.map((r) => `- ${inlineText(r, 2000)}`), '']
+      : []),
+    ...(applied.length + refused.length === 0 ? ['Nothing to publish.', ''] : []),
+    ...(failure !== undefined && !refused.includes(failure)
+      ? [`**Failed:** ${inlineText(failure, 2000)}`]
+      : [])
+  ]
+  try {
+    await core.summary.addRaw(lines.join('\n'), true).write()
+  } catch (error) {
+    log.warning(`Could not write the job summary: ${messageOf(error)}`)
+  }
+}
