@@ -193,6 +193,21 @@ describe('docs/troubleshooting.md', () => {
     }
   })
 
+  it('links only to files and anchors that exist', () => {
+    const links = [...page.replace(/^```[\s\S]*?^```$/gm, '').matchAll(/\]\(([^)\s]+)\)/g)]
+      .map((m) => m[1] as string)
+      .filter((target) => !/^[a-z]+:/i.test(target))
+    expect(links.length).toBeGreaterThan(1)
+    for (const target of links) {
+      const [file, anchor] = target.split('#') as [string, string | undefined]
+      const resolved = file === '' ? 'docs/troubleshooting.md' : path.posix.join('docs', file)
+      expect([target, fs.existsSync(path.join(ROOT, resolved))]).toEqual([target, true])
+      if (anchor !== undefined) {
+        expect([target, anchors(read(resolved)).has(anchor)]).toEqual([target, true])
+      }
+    }
+  })
+
   it('says what you see, why and what to do in each section, and never to remove a deny', () => {
     const sections = page.split(/^## /m).slice(1)
     expect(sections.length).toBe(7)
