@@ -59,6 +59,12 @@ function comment(body: string, onPullRequest = true): Scenario['github'] {
 const usesOf = (step: Record<string, unknown>): string =>
   typeof step.uses === 'string' ? step.uses : ''
 
+const nameOf = (step: Record<string, unknown>): string =>
+  typeof step.name === 'string' ? step.name : usesOf(step)
+
+const isPublish = (step: Record<string, unknown>): boolean =>
+  (step.with as Record<string, unknown> | undefined)?.mode === 'publish'
+
 const stepIf = (workflow: Workflow, job: string, uses: string): unknown =>
   workflow.jobs[job]?.steps?.find((s) => usesOf(s).startsWith(uses))?.if
 
@@ -287,5 +293,48 @@ describe('the README’s workflows', () => {
     const publish = wf.jobs.publish?.steps?.find((s) => s.id === 'publish')
     expect((publish?.with as Record<string, unknown>).mode).toBe('publish')
     expect(wf.jobs.publish?.steps?.map((s) => s.uses)).toContain('actions/download-artifact@v4')
+  })
+})
+
+describe('every agent job keeps its patch when the agent’s step failed', () => {
+  const workflows: Array<[string, Workflow]> = [
+    ['examples/fix-failing-tests', example('fix-failing-tests')],
+    ['examples/comment-command', example('comment-command')],
+    ['examples/scheduled-maintenance', example('scheduled-maintenance')],
+    ['README: Copilot fixes', readmeWorkflow('Copilot fixes')],
+    ['README: Copilot on command', readmeWorkflow('Copilot on command')],
+    ['README: Copilot proposes a pull request', readmeWorkflow('Copilot proposes a pull request')]
+  ]
+
+  it.each(workflows)('%s', (_name, wf) => {
+    let checked = 0
+    for (const job of Object.values(wf.jobs)) {
+      const steps = job.steps ?? []
+      const agent = steps.findIndex(
+        (s) => usesOf(s).startsWith('gated-autopilot/autopilot-action@') && !isPublish(s)
+      )
+      if (agent < 0) continue
+      const uploads = steps
+        .slice(agent + 1)
+        .filter(
+          (s) => usesOf(s).startsWith('actions/upload-artifact') && !/report/i.test(nameOf(s))
+        )
+      expect(uploads.length).toBeGreaterThan(0)
+      for (const upload of uploads) {
+        // the action's step failed (timed out, out of budget, verify failed): the steps after it
+        // run only if their condition says so
+        const runs = evaluateCondition(
+          upload.if as string | undefined,
+          {
+            github: pullRequest(),
+            steps: { copilot: { outputs: { 'patch-path': '/tmp/p.patch', status: 'timed-out' } } }
+          },
+          { ancestors: ['success', 'failure'] }
+        )
+        expect([nameOf(upload), runs]).toEqual([nameOf(upload), true])
+        checked++
+      }
+    }
+    expect(checked).toBeGreaterThan(0)
   })
 })
