@@ -253,6 +253,8 @@ async function runAgent(
         ? connected.api.provideGitHubToken(settings.copilotToken)
         : undefined,
       planFirst: settings.planFirst,
+      ...(settings.fleet ? { fleet: true } : {}),
+      ...(settings.copilotToken ? { gitHubToken: settings.copilotToken } : {}),
       sandbox: sandbox.config,
       audit,
       trustedConfig: settings.trustedConfig,

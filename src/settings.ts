@@ -62,6 +62,11 @@ export interface Settings {
   maxAutopilotContinues: number
   planFirst: boolean
   /**
+   * fleet: send the prompt in the CLI's fleet mode (`session.fleet.start`): the agent splits the
+   * work across parallel subagents (`task` calls). Not with plan-first.
+   */
+  fleet: boolean
+  /**
    * The checked-out tree is trusted: the CLI may load its hooks, MCP servers, skills, agents and
    * language servers (see session/repository-config.ts). Off by default: on a pull request the
    * tree is the PR author's.
@@ -191,6 +196,26 @@ function oneOf<T extends string>(name: string, raw: string, allowed: readonly T[
   throw new UserError(`Input '${name}' must be one of ${allowed.join(', ')}; got '${raw}'.`)
 }
 
+/**
+ * The `fleet` input: true or false. Fleet mode starts the work at once in parallel subagents,
+ * so it does not combine with plan-first, which holds the work until the plan is written: the
+ * user picks one.
+ */
+function fleetInput(raw: string, planFirst: boolean): boolean {
+  if (raw !== '' && raw !== 'true' && raw !== 'false') {
+    throw new UserError(
+      `Input 'fleet' must be true or false, got '${raw}'. Fix the 'with:' block of the step.`
+    )
+  }
+  const fleet = raw === 'true'
+  if (fleet && planFirst) {
+    throw new UserError(
+      "Inputs 'fleet' and 'plan-first' are both true, but fleet mode starts the work at once in parallel subagents while plan-first holds it until a plan is written. Set one of them to false in the 'with:' block of the step."
+    )
+  }
+  return fleet
+}
+
 export function readSettings(input: InputReader, env: NodeJS.ProcessEnv = process.env): Settings {
   const workspace = env.GITHUB_WORKSPACE || process.cwd()
   const workingDirectory = path.resolve(workspace, input('working-directory') || '.')
@@ -275,6 +300,8 @@ export function readSettings(input: InputReader, env: NodeJS.ProcessEnv = proces
   const issueNumber = parseIssueNumber(input('issue-number'))
   const trustedConfig =
     oneOf('trusted-config', input('trusted-config'), ['true', 'false'], 'false') === 'true'
+  const planFirst = oneOf('plan-first', input('plan-first'), ['true', 'false'], 'false') === 'true'
+  const fleet = fleetInput(input('fleet'), planFirst)
 
   return {
     mode,
@@ -309,7 +336,8 @@ export function readSettings(input: InputReader, env: NodeJS.ProcessEnv = proces
       10,
       true
     ),
-    planFirst: oneOf('plan-first', input('plan-first'), ['true', 'false'], 'false') === 'true',
+    planFirst,
+    fleet,
     trustedConfig,
     raw: { mcpServers: input('mcp-servers'), agent: input('agent'), workspace },
     mcpSandbox: oneOf('mcp-sandbox', input('mcp-sandbox'), ['true', 'false'], 'false') === 'true',

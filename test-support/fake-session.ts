@@ -8,7 +8,9 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import type {
   CreateSessionResult,
+  ModelInfo,
   PermissionAnswer,
+  QuotaResult,
   PlanReadResult,
   SessionEvent,
   Todo,
@@ -19,6 +21,7 @@ import type {
   CallOptions,
   CreateSessionOptions,
   ExitPlanResponse,
+  GitHubCallOptions,
   SessionApi,
   SessionMode,
   ShellSignal
@@ -43,6 +46,10 @@ export class FakeSession implements SessionApi {
   todos: Todo[] = []
   plan: PlanReadResult = { exists: false }
   metricsResult: UsageMetrics = {}
+  /** What `models.list` answers (an Error: it fails). */
+  models: ModelInfo[] | Error = []
+  /** What `account.getQuota` answers (an Error: it fails). */
+  quotaResult: QuotaResult | Error = { quotaSnapshots: {} }
   closed = false
   private readonly listeners = new Set<(event: SessionEvent) => void>()
   private exitPlanHandler: (() => ExitPlanResponse) | undefined
@@ -89,6 +96,24 @@ export class FakeSession implements SessionApi {
     this.log('send', sessionId, prompt)
     this.played = this.play()
     return Promise.resolve()
+  }
+
+  startFleet(sessionId: string, prompt: string): Promise<void> {
+    this.log('startFleet', sessionId, prompt)
+    this.played = this.play()
+    return Promise.resolve()
+  }
+
+  listModels(options: GitHubCallOptions): Promise<ModelInfo[]> {
+    this.log('listModels', options)
+    return this.models instanceof Error ? Promise.reject(this.models) : Promise.resolve(this.models)
+  }
+
+  quota(options: GitHubCallOptions): Promise<QuotaResult> {
+    this.log('quota', options)
+    return this.quotaResult instanceof Error
+      ? Promise.reject(this.quotaResult)
+      : Promise.resolve(this.quotaResult)
   }
 
   private async play(): Promise<void> {

@@ -98,6 +98,40 @@ describe('renderSummary', () => {
     expect(unknown).toContain('- 🤖 subagent `c5` (its call was not kept)')
   })
 
+  it('names each subagent with its call count, and the premium quota left', () => {
+    const report = sampleReport('completed')
+    // a report from before `calls` was kept: the calls kept under it are counted
+    expect(summary(report)).toContain('**Subagents:** 🤖 `explore` (3 calls)')
+    report.subagents = [
+      { toolCallId: 'c5', name: 'explore', outcome: 'completed', calls: 12 },
+      { toolCallId: 'c9', name: 'fixer `x` @admin', outcome: 'failed', calls: 1 },
+      { toolCallId: 'c10', name: 'slow', outcome: 'running' }
+    ]
+    report.quota = {
+      premiumRemaining: 228,
+      premiumEntitlement: 300,
+      premiumUsed: 72,
+      remainingPercentage: 76,
+      unlimited: false,
+      overage: 0,
+      resetDate: '2026-12-01T00:00:00.000Z'
+    }
+    const body = summary(report)
+    const line = body.split('\n').find((l) => l.startsWith('**Subagents:**'))
+    expect(line).toMatch(
+      /^\*\*Subagents:\*\* 🤖 `explore` \(12 calls\), `{2,}.*` \(1 call, failed\), `slow` \(0 calls, unfinished\)/
+    )
+    // the name the model gave is code: no mention, no markup
+    expect(line).toContain('``fixer `x` @admin``')
+    expect(body).toContain('**Premium requests quota:** 228 of 300 left (76%); resets 2026-12-01')
+    report.quota = { premiumUsed: 9, remainingPercentage: 100, unlimited: true, overage: 0 }
+    expect(summary(report)).toContain('**Premium requests quota:** unlimited (9 used this period)')
+    delete report.quota
+    report.subagents = []
+    expect(summary(report)).not.toMatch(/\*\*(Subagents|Premium requests quota):/)
+    expectWellFormed(summary(report))
+  })
+
   it('does not list internal calls, only counts them', () => {
     const body = summary(sampleReport('completed'))
     expect(body).toContain('4 internal CLI calls not shown.')

@@ -612,3 +612,74 @@ describe('fold: MCP servers and the custom agent', () => {
     expect(plain.agent).toBeUndefined()
   })
 })
+
+describe('subagents and the quota', () => {
+  it('counts each subagent’s calls, also those the record limit drops from tools', () => {
+    const b = builder()
+    b.onEvent(ev('tool.execution_start', { toolCallId: 't1', toolName: 'task', arguments: {} }))
+    b.onEvent(ev('tool.execution_start', { toolCallId: 't2', toolName: 'task', arguments: {} }))
+    b.onEvent(
+      ev('subagent.started', {
+        toolCallId: 't1',
+        agentName: 'general-purpose',
+        agentDisplayName: 'a'
+      })
+    )
+    b.onEvent(ev('subagent.started', { toolCallId: 't2', agentName: 'explore' }))
+    const calls = 2 * REPORT_LIMITS.toolRecords + 5
+    for (let i = 0; i < calls; i++) {
+      const toolCallId = `a${i}`
+      b.onEvent(
+        ev('tool.execution_start', {
+          toolCallId,
+          toolName: 'view',
+          arguments: {},
+          parentToolCallId: 't1'
+        })
+      )
+      b.onEvent(
+        ev('tool.execution_complete', { toolCallId, success: true, parentToolCallId: 't1' })
+      )
+    }
+    // a completion without a start (denied before it ran) counts too
+    b.onEvent(
+      ev('tool.execution_complete', { toolCallId: 'b1', success: false, parentToolCallId: 't2' })
+    )
+    // an internal call does not
+    b.onEvent(
+      ev('tool.execution_start', {
+        toolCallId: 'r1',
+        toolName: 'report_intent',
+        arguments: {},
+        parentToolCallId: 't2'
+      })
+    )
+    b.onEvent(ev('subagent.completed', { toolCallId: 't1', agentName: 'general-purpose' }))
+    const report = b.finish({ status: 'completed', endedAt: END })
+    expect(report.toolsOmitted).toBeGreaterThan(0)
+    expect(report.subagents?.map((s) => [s.name, s.outcome, s.calls])).toEqual([
+      ['a', 'completed', calls],
+      ['explore', 'running', 1]
+    ])
+  })
+
+  it('keeps the quota as recorded, its reset date clipped and redacted', () => {
+    const b = builder()
+    fold(b.state, {
+      type: 'quota',
+      quota: {
+        premiumUsed: 3,
+        remainingPercentage: 99,
+        unlimited: false,
+        premiumRemaining: 297,
+        premiumEntitlement: 300,
+        overage: 0,
+        resetDate: `${SECRET}${'x'.repeat(100)}`
+      }
+    })
+    const report = b.finish({ status: 'completed', endedAt: END })
+    expect(report.quota).toMatchObject({ premiumRemaining: 297, premiumUsed: 3 })
+    expect(report.quota?.resetDate).not.toContain(SECRET)
+    expect(report.quota?.resetDate?.length).toBeLessThanOrEqual(40)
+  })
+})

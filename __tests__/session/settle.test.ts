@@ -288,7 +288,8 @@ describe('what counts as the agent’s work', () => {
         toolCallId: 'task-1',
         name: 'Explore Agent',
         description: 'Reads code',
-        outcome: 'completed'
+        outcome: 'completed',
+        calls: 1
       }
     ])
     expect(report.tools.map((t) => [t.name, t.target, t.parentToolCallId])).toEqual([

@@ -189,3 +189,24 @@ describe('settings for budgets', () => {
     expect(() => read({ prompt: 'x', 'max-tokens': '1e6' })).toThrow(/Input 'max-tokens'/)
   })
 })
+
+describe('the fleet input', () => {
+  it('is off by default, on with true', () => {
+    expect(read({ prompt: 'x' }).fleet).toBe(false)
+    expect(read({ prompt: 'x', fleet: 'false' }).fleet).toBe(false)
+    expect(read({ prompt: 'x', fleet: 'true' }).fleet).toBe(true)
+  })
+
+  it.each(['yes', 'TRUE', '1', 'on'])('refuses %s, naming the input and the fix', (value) => {
+    expect(() => read({ prompt: 'x', fleet: value })).toThrow(
+      `Input 'fleet' must be true or false, got '${value}'. Fix the 'with:' block of the step.`
+    )
+  })
+
+  it('does not combine with plan-first: the error says why and what to set', () => {
+    expect(() => read({ prompt: 'x', fleet: 'true', 'plan-first': 'true' })).toThrow(
+      /Inputs 'fleet' and 'plan-first' are both true, but fleet mode starts the work at once .* Set one of them to false/
+    )
+    expect(read({ prompt: 'x', fleet: 'false', 'plan-first': 'true' }).planFirst).toBe(true)
+  })
+})

@@ -293,3 +293,38 @@ export const ShellExitNotification = z.looseObject({
   processId: z.union([z.string(), z.number()]).transform(String),
   exitCode: z.number().nullable().optional()
 })
+
+// ---------------------------------------------------------------------------------------------
+// Fleet mode, the models and the quota (session.fleet.start, models.list, account.getQuota)
+
+/** `session.fleet.start` → whether the CLI switched the session to fleet mode. */
+export const FleetStartResult = z.looseObject({ started: z.boolean() })
+
+/** One model of `models.list`: only what the action reads (the CLI sends much more). */
+export const ModelInfo = z.looseObject({
+  id: z.string(),
+  name: z.string().optional(),
+  /** `enabled`, `disabled`, `unconfigured`, ... (the organization's policy for the model). */
+  policy: z.looseObject({ state: z.string().optional() }).optional().catch(undefined),
+  billing: z.looseObject({ multiplier: z.number().optional() }).optional().catch(undefined)
+})
+export type ModelInfo = z.infer<typeof ModelInfo>
+export const ModelsListResult = z.looseObject({ models: z.array(ModelInfo) })
+
+/** One quota type of `account.getQuota` (`premium_interactions`, `chat`, ...). */
+export const QuotaSnapshot = z.looseObject({
+  isUnlimitedEntitlement: z.boolean().optional(),
+  /** -1 for an unlimited entitlement. */
+  entitlementRequests: z.number().optional(),
+  usedRequests: z.number().optional(),
+  remainingPercentage: z.number().optional(),
+  overage: z.number().optional(),
+  overageAllowedWithExhaustedQuota: z.boolean().optional(),
+  resetDate: z.string().optional()
+})
+export type QuotaSnapshot = z.infer<typeof QuotaSnapshot>
+/** Snapshots keyed by quota type; one the action cannot read is left out, not fatal. */
+export const QuotaResult = z.looseObject({
+  quotaSnapshots: z.record(z.string(), QuotaSnapshot.nullable().catch(null))
+})
+export type QuotaResult = z.infer<typeof QuotaResult>

@@ -10,6 +10,9 @@ import type { Connection } from './connection.js'
 import {
   ConnectResult,
   CreateSessionResult,
+  FleetStartResult,
+  ModelsListResult,
+  QuotaResult,
   PlanReadResult,
   ReadTodosResult,
   SendResult,
@@ -18,6 +21,7 @@ import {
   ShellExitNotification,
   SUPPORTED_PROTOCOL_VERSION,
   UsageMetrics,
+  type ModelInfo,
   type PermissionAnswer,
   type SessionEvent,
   type Todo
@@ -33,6 +37,10 @@ export const METHOD = {
   authStatus: 'session.gitHubAuth.getStatus',
   setMode: 'session.mode.set',
   send: 'session.send',
+  // fleet mode, the models and the quota
+  startFleet: 'session.fleet.start',
+  listModels: 'models.list',
+  quota: 'account.getQuota',
   abort: 'session.abort',
   shutdown: 'session.shutdown',
   readPlan: 'session.plan.read',
@@ -122,6 +130,11 @@ export interface ExitPlanResponse {
   autoApproveEdits: boolean
 }
 
+/** A server-level call made with the run's GitHub credential. */
+export interface GitHubCallOptions extends CallOptions {
+  gitHubToken: string
+}
+
 export type ShellSignal = 'SIGTERM' | 'SIGKILL'
 
 /** Per-call time limits; a CLI that stops answering must not hang the run. */
@@ -139,6 +152,18 @@ export interface SessionApi {
   authStatus(sessionId: string): Promise<AuthStatus>
   setMode(sessionId: string, mode: SessionMode): Promise<void>
   send(sessionId: string, prompt: string): Promise<void>
+  /**
+   * Sends the prompt in the CLI's fleet mode (`fleet: true`): the CLI adds its fleet
+   * instructions and the agent dispatches the work to parallel subagents (`task` calls).
+   */
+  startFleet(sessionId: string, prompt: string): Promise<void>
+  /**
+   * The models the GitHub account may use. Needs the GitHub credential (`gitHubToken`, sent over
+   * the pipe, never put in the CLI's environment); the CLI answers "Not authenticated" under BYOK.
+   */
+  listModels(options: GitHubCallOptions): Promise<ModelInfo[]>
+  /** The account's quota snapshots by type (`premium_interactions`, ...); GitHub credential only. */
+  quota(options: GitHubCallOptions): Promise<QuotaResult>
   abort(sessionId: string, options?: CallOptions): Promise<void>
   shutdown(sessionId: string, options?: CallOptions): Promise<void>
   readPlan(sessionId: string, options?: CallOptions): Promise<PlanReadResult>
@@ -214,6 +239,38 @@ export class CopilotApi implements SessionApi {
 
   async send(sessionId: string, prompt: string): Promise<void> {
     await this.connection.request(METHOD.send, { sessionId, prompt }, SendResult)
+  }
+
+  async startFleet(sessionId: string, prompt: string): Promise<void> {
+    const result = await this.connection.request(
+      METHOD.startFleet,
+      { sessionId, prompt },
+      FleetStartResult
+    )
+    if (!result.started) {
+      throw new Error(
+        `The Copilot CLI did not start fleet mode (${METHOD.startFleet} answered started: false)`
+      )
+    }
+  }
+
+  async listModels(options: GitHubCallOptions): Promise<ModelInfo[]> {
+    const result = await this.connection.request(
+      METHOD.listModels,
+      { gitHubToken: options.gitHubToken },
+      ModelsListResult,
+      options.timeoutMs ?? 30_000
+    )
+    return result.models
+  }
+
+  quota(options: GitHubCallOptions): Promise<QuotaResult> {
+    return this.connection.request(
+      METHOD.quota,
+      { gitHubToken: options.gitHubToken },
+      QuotaResult,
+      options.timeoutMs ?? 30_000
+    )
   }
 
   async abort(sessionId: string, options: CallOptions = {}): Promise<void> {

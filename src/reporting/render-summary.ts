@@ -75,8 +75,41 @@ export function summaryParts(view: View, limits: Limits, trimmed: string[]): (st
     permissionSection(view, limits),
     commandSection(view, limits),
     usageSection(view, limits),
+    subagentsAndQuota(view),
     trimNote(view.options.maxLength, trimmed)
   ]
+}
+
+/**
+ * Two lines from the run's extras: each subagent the agent started (fleet mode or a `task` call)
+ * with its call count, and the account's premium quota left after the run.
+ */
+export function subagentsAndQuota(view: View): string | null {
+  const lines: string[] = []
+  const subagents = view.report.subagents ?? []
+  if (subagents.length > 0) {
+    const shown = subagents.slice(0, 20).map((s) => {
+      const state =
+        s.outcome === 'failed' ? ', failed' : s.outcome === 'running' ? ', unfinished' : ''
+      // reports from before `calls` was kept: the calls kept in `tools` that name it
+      const calls =
+        s.calls ?? view.report.tools.filter((c) => c.parentToolCallId === s.toolCallId).length
+      return `${view.code(s.name, 60)} (${plural(calls, 'call')}${state})`
+    })
+    const rest =
+      subagents.length > shown.length ? `, … ${more(subagents.length - 20, 'subagent')}` : ''
+    lines.push(`**Subagents:** 🤖 ${shown.join(', ')}${rest}`)
+  }
+  const q = view.report.quota
+  if (q !== undefined) {
+    const left = q.unlimited
+      ? `unlimited (${formatInt(q.premiumUsed)} used this period)`
+      : `${formatInt(q.premiumRemaining ?? 0)} of ${formatInt(q.premiumEntitlement ?? 0)} left (${formatNumber(Math.round(q.remainingPercentage))}%)`
+    const over = q.overage > 0 ? `, ${formatInt(q.overage)} over the entitlement` : ''
+    const reset = q.resetDate ? `; resets ${view.inline(q.resetDate.slice(0, 10), 20)}` : ''
+    lines.push(`**Premium requests quota:** ${left}${over}${reset}`)
+  }
+  return lines.length > 0 ? lines.join('  \n') : null
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -79,6 +79,7 @@ export function toReport(state: RunState, options: ReportOptions): Report {
       [...state.permissionCounts].map(([kind, c]) => [kind, { ...c }])
     ),
     ...(state.permissionsOmitted > 0 ? { permissionsOmitted: state.permissionsOmitted } : {}),
+    ...(state.quota === undefined ? {} : { quota: { ...state.quota } }),
     commands: state.commands.map((record) => ({ ...record })),
     metrics: metrics(state),
     lastActivity: [...state.activity]

@@ -88,6 +88,8 @@ export interface SubagentRecord {
   description?: string
   outcome: 'running' | 'completed' | 'failed'
   error?: string
+  /** The tool calls the subagent made (its children in `tools`, also those not kept there). */
+  calls?: number
 }
 
 /**
@@ -287,6 +289,25 @@ export interface ChangedFileRecord {
   binary?: boolean
 }
 
+/**
+ * The GitHub account's premium request quota after the run (`account.getQuota`), when the run
+ * used the GitHub credential and the CLI gave it.
+ */
+export interface QuotaRecord {
+  /** Premium requests left this period; absent when the entitlement is unlimited. */
+  premiumRemaining?: number
+  /** Premium requests included this period; absent when unlimited. */
+  premiumEntitlement?: number
+  premiumUsed: number
+  /** Percentage of the entitlement left, as the CLI said. */
+  remainingPercentage: number
+  unlimited: boolean
+  /** Premium requests beyond the entitlement this period. */
+  overage: number
+  /** When the quota resets (ISO 8601), when the CLI said. */
+  resetDate?: string
+}
+
 export interface Report {
   version: 1
   status: RunStatus
@@ -351,4 +372,6 @@ export interface Report {
   permissionCounts?: Record<string, { allow: number; deny: number }>
   /** How many permission records were dropped from `permissions` (denials are kept first). */
   permissionsOmitted?: number
+  /** The account's premium quota after the run (GitHub credential only, when the CLI gave it). */
+  quota?: QuotaRecord
 }

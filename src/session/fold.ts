@@ -39,6 +39,7 @@ import type {
   ModelUsage,
   PermissionRecord,
   PolicyIssueRecord,
+  QuotaRecord,
   RunStatus,
   SandboxRecord,
   SubagentRecord,
@@ -155,6 +156,8 @@ export type RunInput =
   | { type: 'plan'; content: string | null; path?: string | null }
   | { type: 'todos'; todos: readonly Todo[] }
   | { type: 'metrics'; metrics: UsageMetrics }
+  /** The account's premium quota after the run (`account.getQuota`, GitHub credential only). */
+  | { type: 'quota'; quota: QuotaRecord }
   | { type: 'ended'; ending: Ending }
 
 /** A decision as the agent got it: an ask has become an allow or a deny. */
@@ -282,6 +285,7 @@ export interface RunState {
   models: Sourced<Record<string, ModelUsage>> | undefined
 
   ending: Ending | undefined
+  quota: QuotaRecord | undefined
 }
 
 export function createState(options: StateOptions): RunState {
@@ -343,7 +347,8 @@ export function createState(options: StateOptions): RunState {
     apiMs: undefined,
     code: undefined,
     models: undefined,
-    ending: undefined
+    ending: undefined,
+    quota: undefined
   }
 }
 
@@ -476,6 +481,14 @@ export function fold(state: RunState, input: RunInput): RunState {
       break
     case 'metrics':
       applyMetrics(state, input.metrics, MetricSource.GetMetrics)
+      break
+    case 'quota':
+      state.quota = {
+        ...input.quota,
+        ...(input.quota.resetDate === undefined
+          ? {}
+          : { resetDate: clip(clean(state, input.quota.resetDate), 40) })
+      }
       break
     case 'ended':
       // The first ending is the one that happened; later ones are consequences of it.
@@ -920,6 +933,7 @@ function onToolStart(state: RunState, event: SessionEvent, now: number | undefin
     if (!oldest.done) state.pending.delete(oldest.value)
   }
   stats(state, name).calls++
+  countSubagentCall(state, parent)
   if (data.mcpServerName !== undefined) {
     const server = mcpServer(state, data.mcpServerName)
     if (server) server.calls++
@@ -966,6 +980,7 @@ function onToolComplete(state: RunState, event: SessionEvent, now: number | unde
       ...(parent ? { parentToolCallId: clip(clean(state, parent), 200) } : {})
     }
     stats(state, name).calls++
+    countSubagentCall(state, parent)
     pushTool(state, record)
   }
   record.success = data.success
@@ -1037,6 +1052,12 @@ function mcpServer(state: RunState, name: string, type = 'unknown'): McpServerRe
   return server
 }
 
+/** A call a subagent made counts for it (its `task` call's subagent). */
+function countSubagentCall(state: RunState, parent: string | undefined): void {
+  const subagent = parent === undefined ? undefined : state.subagents.get(parent)
+  if (subagent !== undefined) subagent.calls = (subagent.calls ?? 0) + 1
+}
+
 function onSubagent(state: RunState, event: SessionEvent): void {
   const info =
     dataOf(event, 'subagent.started') ??
@@ -1052,7 +1073,8 @@ function onSubagent(state: RunState, event: SessionEvent): void {
       toolCallId: clip(clean(state, id), 200),
       name: clip(clean(state, name), 100),
       ...(info.agentDescription ? { description: detail(state, info.agentDescription) } : {}),
-      outcome: 'running'
+      outcome: 'running',
+      calls: 0
     }
     state.subagents.set(id, record)
   }

@@ -15,6 +15,7 @@ import type { SandboxConfig } from '../policy/sandbox.js'
 import type { Provider } from '../settings.js'
 import type { WorkspaceAudit } from './audit.js'
 import { AUTH_FIX, checkAuth } from './auth.js'
+import { premiumQuota, verifyModel } from './account.js'
 import { runCommands, type CommandsOptions } from './commands.js'
 import { waitForEnd } from './endings.js'
 import { dataOf } from '../cli/protocol.js'
@@ -55,6 +56,14 @@ export interface RunOptions {
   provider?: Provider
   /** Registration id of the GitHub token provider (the credential never goes into the CLI's environment). */
   tokenRegistration?: string
+  /**
+   * The GitHub credential itself (no BYOK provider): `models.list` checks the `model` input with
+   * it before the session, `account.getQuota` reads the premium quota after it (both sent over
+   * the pipe, never put in the CLI's environment).
+   */
+  gitHubToken?: string
+  /** Send the prompt in the CLI's fleet mode (`session.fleet.start`): parallel subagents. */
+  fleet?: boolean
   /** Start in plan mode; the action approves the agent's exit from plan mode into autopilot. */
   planFirst: boolean
   /** The OS sandbox for the agent's shell commands (`sandboxConfig`), when the run uses it. */
@@ -171,6 +180,10 @@ export class Run {
 
   private async drive(): Promise<Ending> {
     const { api, log, recorder, signal } = this.options
+    const { model, gitHubToken } = this.options
+    if (model && gitHubToken && !this.options.provider) {
+      await verifyModel(api, model, { gitHubToken }, log)
+    }
     const created = await this.createSession()
     const sessionId = created.sessionId
     this.sessionId = sessionId
@@ -201,8 +214,13 @@ export class Run {
     recorder.record({ type: 'phase', phase: 'agent' })
     recorder.record({ type: 'prompt-sent' })
     this.agentWorked = true
-    await api.send(sessionId, this.options.prompt)
-    log.info('Prompt sent; the agent is working in autopilot')
+    if (this.options.fleet) {
+      await api.startFleet(sessionId, this.options.prompt)
+      log.info('Prompt sent in fleet mode; the agent dispatches parallel subagents in autopilot')
+    } else {
+      await api.send(sessionId, this.options.prompt)
+      log.info('Prompt sent; the agent is working in autopilot')
+    }
 
     this.deadline = Date.now() + this.options.timeoutMs
     const ending = await waitForEnd({
@@ -481,9 +499,23 @@ export class Run {
       this.todos.read(sessionId, timeoutMs), // logs its own failure
       attempt('Reading the usage metrics', async () => {
         recorder.record({ type: 'metrics', metrics: await api.metrics(sessionId, { timeoutMs }) })
-      })
+      }),
+      this.readQuota(attempt, timeoutMs)
     ])
     await attempt('Shutting the session down', () => api.shutdown(sessionId, { timeoutMs }))
+  }
+
+  /** The account's premium quota after the run, with the GitHub credential only. */
+  private async readQuota(
+    attempt: (what: string, work: () => Promise<void>) => Promise<void>,
+    timeoutMs: number
+  ): Promise<void> {
+    const { api, gitHubToken, recorder } = this.options
+    if (!gitHubToken || this.options.provider) return
+    await attempt('Reading the premium quota', async () => {
+      const quota = premiumQuota(await api.quota({ gitHubToken, timeoutMs }))
+      if (quota) recorder.record({ type: 'quota', quota })
+    })
   }
 
   private commandOptions(): CommandsOptions {
