@@ -5,6 +5,7 @@
  * Routes: `GET /user`, `GET|POST /repos/:owner/:repo/issues/:number/comments` (real pagination:
  * `per_page`, `page`, `Link`; `since`: only comments with `updated_at >= since`, an ISO time, 422
  * when unparsable), `PATCH /repos/:owner/:repo/issues/comments/:id`,
+ * `POST /repos/:owner/:repo/issues/comments/:id/reactions` (201; assert on `requests`),
  * `GET /repos/:owner/:repo/collaborators/:user/permission` (from `setPermission`, the same for every
  * repository; `{permission, role_name, user}` with `maintain` → `write` and `triage` → `read` in
  * `permission`, like the real API; 404 for a login never set). Comments live in memory; their
@@ -403,6 +404,28 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
         comment.body = text
         comment.updated_at = now()
         send(200, comment)
+        return
+      }
+
+      const reaction = /^\/repos\/([^/]+)\/([^/]+)\/issues\/comments\/(\d+)\/reactions$/.exec(path)
+      if (reaction && method === 'POST') {
+        const [, owner = '', repo = '', id = ''] = reaction
+        const comment = findComment(owner, repo, Number(id))
+        if (!comment) {
+          error(404, 'Not Found')
+          return
+        }
+        if (identity.access === 'read') {
+          error(403, 'Resource not accessible by integration')
+          return
+        }
+        const content = (body as { content?: unknown } | undefined)?.content
+        const allowed = ['+1', '-1', 'laugh', 'confused', 'heart', 'hooray', 'rocket', 'eyes']
+        if (typeof content !== 'string' || !allowed.includes(content)) {
+          error(422, 'Validation Failed')
+          return
+        }
+        send(201, { id: ++nextCommentId, content, user: userFor(identity), created_at: now() })
         return
       }
 

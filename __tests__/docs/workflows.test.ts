@@ -150,15 +150,37 @@ describe('actionlint', () => {
 describe.each(exampleWorkflows)('%s', (file) => {
   const workflow = parseYaml(file)
   const jobs = jobsOf(workflow)
-  const ours = jobs.flatMap(([id, job]) => stepsOf(id, job)).filter((s) => usesAction(s.step))
+  const all = jobs.flatMap(([id, job]) => stepsOf(id, job)).filter((s) => usesAction(s.step))
+  /** `mode: publish` steps: no agent, the write token (the README's "pull request from the agent"). */
+  const isPublish = (s: Step): boolean => isRecord(s.step.with) && s.step.with.mode === 'publish'
+  const ours = all.filter((s) => !isPublish(s))
+  const publishing = all.filter(isPublish)
 
   it('uses the action with inputs action.yml declares, and exactly one of prompt and prompt-file', () => {
     expect(ours.length).toBeGreaterThan(0)
-    for (const { step } of ours) {
+    for (const { step } of all) {
       expect(typeof step.id).toBe('string')
       const inputs = Object.keys(record(step.with, `${file}: with`))
       expect(inputs.filter((name) => !actionInputs.has(name))).toEqual([])
+    }
+    for (const { step } of ours) {
+      const inputs = Object.keys(record(step.with, `${file}: with`))
       expect(inputs.filter((name) => name === 'prompt' || name === 'prompt-file')).toHaveLength(1)
+    }
+  })
+
+  it('publishes only from a job without an agent, which bills no Copilot and runs no setup', () => {
+    const agentJobs = new Set(ours.map((s) => s.job))
+    for (const { job, step } of publishing) {
+      expect({ job, agentHere: agentJobs.has(job) }).toEqual({ job, agentHere: false })
+      const inputs = Object.keys(record(step.with, `${file}: with`))
+      expect(
+        inputs.filter((n) => /^(prompt|prompt-file|setup-commands|verify-commands)$/.test(n))
+      ).toEqual([])
+      const jobData = jobs.find(([id]) => id === job)?.[1] ?? {}
+      const permissions = record(jobData.permissions, `${file}: jobs.${job}.permissions`)
+      expect(permissions['copilot-requests']).toBeUndefined()
+      expect(permissions['id-token']).toBeUndefined()
     }
   })
 
@@ -209,6 +231,10 @@ describe.each(exampleWorkflows)('%s', (file) => {
     expect(policyInput).toHaveLength(1)
     const policyPath = String(policyInput[0]).replace(/^trusted\//, '')
     expect(read(file.replace('workflow.yml', 'copilot-policy.yml'))).toContain(policyPath)
+    // a publish step checks the patch against the same policy
+    for (const { step } of publishing) {
+      expect(String(record(step.with, 'with').policy).replace(/^trusted\//, '')).toBe(policyPath)
+    }
   })
 })
 

@@ -153,6 +153,9 @@ describe('planSandbox', () => {
     expect(plan).toThrow(/sandbox\.mode: required.*bwrap is missing/)
     expect(plan).toThrow('sudo apt-get install -y bubblewrap')
     expect(plan).toThrow('sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0')
+    // the AppArmor step the action itself takes comes first, with where to find the profile
+    expect(plan).toThrow('sudo apparmor_parser -r /etc/apparmor.d/bwrap-userns')
+    expect(plan).toThrow('docs/troubleshooting.md#sandbox-unavailable')
   })
 
   describe('the policy allows hosts (url rules) and the network stack is missing', () => {

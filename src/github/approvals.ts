@@ -16,6 +16,11 @@
  *   trailing punctuation allowed), then optionally a reason (the rest of the line, trimmed,
  *   clipped to 500 characters). An answer without this request's id is ignored: a bare
  *   `/approve` meant for an earlier question, or another run's, must never approve this one.
+ *   But the person who wrote it is told at once (when they have write access: others are ignored
+ *   silently): a `confused` reaction on their comment and a short reply naming the
+ *   `/approve <id>` it needs and the request waiting for an answer. Once per comment (by id, for
+ *   the whole run: a later poll, an edit or the next ask never replies to it again); a failing
+ *   reaction or reply is logged as a warning and never blocks the answer.
  * - Ignored: comments by bots (`type: Bot` or a `[bot]` login), by the action's own identity (the
  *   ask comment's author: with a personal token, that person cannot answer), and by users without
  *   write access. Each is logged once at info level.
@@ -216,6 +221,26 @@ function replyLink(url: string | undefined): string {
   return url !== undefined && /^https:\/\/[^\s()<>[\]]+$/.test(url) ? ` ([reply](${url}))` : ''
 }
 
+/**
+ * The reply to a bare `/approve` or `/deny` (no request id) from someone with write access. Its
+ * first line is not a command, so it is never read as an answer.
+ */
+export function renderMissingId(
+  verdict: AnswerCommand['verdict'],
+  request: AskRequest,
+  askUrl: string | undefined
+): string {
+  const word = verdict === 'approved' ? 'approve' : 'deny'
+  const example = verdict === 'approved' ? `/approve ${request.id}` : `/deny ${request.id} <reason>`
+  const link = askUrl !== undefined && /^https:\/\/[^\s()<>[\]]+$/.test(askUrl) ? askUrl : undefined
+  const waiting = `${codeSpan(request.id, 40)} (${codeSpan(request.kind, 60)} ${codeSpan(oneLine(request.subject, 120), 120)}${link === undefined ? '' : `, [the request](${link})`})`
+  return [
+    `⚠️ This \`/${word}\` names no request id, so it was not counted. Every answer must name the request it answers.`,
+    '',
+    `Waiting for an answer: ${waiting}. To answer it, comment ${codeSpan(example, 60)}.`
+  ].join('\n')
+}
+
 /** The line appended to the ask comment once it is settled. */
 export function renderOutcome(
   answer: AskAnswer | { verdict: 'aborted'; at: string },
@@ -325,6 +350,8 @@ export function createApprovals(options: ApprovalsOptions): Approvals {
   const where = { owner: target.owner, repo: target.repo }
   const conversation = `${target.owner}/${target.repo}#${target.number}`
   let tail: Promise<void> = Promise.resolve()
+  /** Comments already told that they name no request id (by comment id, for the whole run). */
+  const toldMissingId = new Set<number>()
 
   const post = async (body: string, signal: AbortSignal): Promise<Posted> => {
     const { data } = await client.rest.issues.createComment({
@@ -370,6 +397,38 @@ export function createApprovals(options: ApprovalsOptions): Approvals {
     } catch (error) {
       log.warning(
         `Could not record the outcome on the approval request comment ${posted.url ?? posted.id}: ${oneLine(messageOf(error))}`
+      )
+    }
+  }
+
+  /** A `confused` reaction on `comment` and a reply saying which `/approve <id>` it needs. */
+  const tellMissingId = async (
+    comment: ListedComment,
+    command: AnswerCommand,
+    request: AskRequest,
+    posted: Posted
+  ): Promise<void> => {
+    toldMissingId.add(comment.id)
+    try {
+      await client.rest.reactions.createForIssueComment({
+        ...where,
+        comment_id: comment.id,
+        content: 'confused'
+      })
+    } catch (error) {
+      log.warning(
+        `Could not react to comment ${comment.id} on ${conversation}: ${oneLine(messageOf(error))}`
+      )
+    }
+    try {
+      await client.rest.issues.createComment({
+        ...where,
+        issue_number: target.number,
+        body: renderMissingId(command.verdict, request, posted.url)
+      })
+    } catch (error) {
+      log.warning(
+        `Could not tell comment ${comment.id} on ${conversation} that it names no request id: ${oneLine(messageOf(error))}`
       )
     }
   }
@@ -420,7 +479,25 @@ export function createApprovals(options: ApprovalsOptions): Approvals {
         const what = `/${command.verdict === 'approved' ? 'approve' : 'deny'} by ${login} (comment ${comment.id})`
         if (command.id === undefined) {
           // An answer must say which question it answers: a bare /approve meant for an earlier
-          // question (or another run's) must not approve this one.
+          // question (or another run's) must not approve this one. A writer is told so at once.
+          const ownComment =
+            posted.author !== undefined && login.toLowerCase() === posted.author.toLowerCase()
+          if (!toldMissingId.has(comment.id) && !isBot(user) && !ownComment) {
+            let level: PermissionLevel
+            try {
+              level = await repositoryPermission(client, where, login)
+            } catch (error) {
+              if (!warned.has(key)) {
+                warned.add(key)
+                log.warning(
+                  `Could not check the permission of ${login} on ${where.owner}/${where.repo} for their reply to approval request ${request.id}: ${oneLine(messageOf(error))}; will check again`
+                )
+              }
+              // Not an answer: later answers may go on; this one is judged again next poll.
+              continue
+            }
+            if (canWrite(level)) await tellMissingId(comment, command, request, posted)
+          }
           ignore(key, `${what} names no request id (the answer must be /approve ${request.id})`)
           continue
         }

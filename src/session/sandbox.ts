@@ -18,7 +18,7 @@ import type { SandboxRecord } from '../reporting/types.js'
 
 /** How to get the sandbox on a runner the action does not set up itself. */
 export const SANDBOX_FIX =
-  "On GitHub-hosted Linux runners the action sets the sandbox up itself through the runner's passwordless sudo. Elsewhere install bubblewrap before this step (`sudo apt-get install -y bubblewrap`, and `slirp4netns iptables` when the policy has url allow rules); on Ubuntu 24.04 also let bwrap create user namespaces, which AppArmor restricts: load an AppArmor profile for /usr/bin/bwrap (docs/security.md has it), or `sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0` for the whole machine."
+  "On GitHub-hosted Linux runners the action sets the sandbox up itself through the runner's passwordless sudo. Elsewhere install bubblewrap before this step (`sudo apt-get install -y bubblewrap`, and `slirp4netns iptables` when the policy has url allow rules); on Ubuntu 24.04 also let bwrap create user namespaces, which AppArmor restricts: write an AppArmor profile for /usr/bin/bwrap to /etc/apparmor.d/bwrap-userns and load it with `sudo apparmor_parser -r /etc/apparmor.d/bwrap-userns` (the profile and the steps: https://github.com/gated-autopilot/autopilot-action/blob/main/docs/troubleshooting.md#sandbox-unavailable), or only if that fails `sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0` for the whole machine."
 
 /** How to give the sandbox the network the policy's url rules allow. */
 export const NETWORK_FIX =
