@@ -4,6 +4,7 @@
  * reader does not trip over.
  */
 import { initBashParser } from '../../src/policy/index.js'
+import { withRunContext } from '../../src/reporting/publish.js'
 import { TROUBLESHOOTING_URL } from '../../src/reporting/render-sections.js'
 import { renderComment, renderSummary } from '../../src/reporting/render.js'
 import type { PermissionRecord, Report } from '../../src/reporting/types.js'
@@ -317,12 +318,31 @@ describe('5. rendering', () => {
 
   it('links the policy’s file:line to the file at the run’s commit', () => {
     const report = badPolicyReport()
-    report.repository = 'octo/app'
+    report.repository = 'https://github.com/octo/app'
     report.commit = '0123456789abcdef0123456789abcdef01234567'
     const body = comment(report)
     expect(body).toContain(
       'https://github.com/octo/app/blob/0123456789abcdef0123456789abcdef01234567/.github/copilot-policy.yml#L'
     )
+  })
+
+  it('takes the repository and commit from the runner, the checkout’s HEAD first', () => {
+    const env = {
+      GITHUB_SERVER_URL: 'https://github.com',
+      GITHUB_REPOSITORY: 'octo/app',
+      GITHUB_SHA: 'fedcba9876543210fedcba9876543210fedcba98'
+    }
+    expect(withRunContext(sampleReport('completed'), env)).toMatchObject({
+      repository: 'https://github.com/octo/app',
+      commit: 'fedcba9876543210fedcba9876543210fedcba98'
+    })
+    const report = sampleReport('completed', {
+      changes: { base: '0123456789abcdef0123456789abcdef01234567', files: [] }
+    })
+    expect(withRunContext(report, env).commit).toBe('0123456789abcdef0123456789abcdef01234567')
+    const outside = withRunContext(sampleReport('completed'), {})
+    expect(outside).not.toHaveProperty('repository')
+    expect(outside).not.toHaveProperty('commit')
   })
 
   it('shows the prompt, collapsed and neutralized, in the final comment', () => {

@@ -241,12 +241,12 @@ export function policyLinks(view: View, inComment: boolean): string | null {
 export function fileUrl(view: View, file: string, line?: number): string | null {
   const { repository, commit } = view.report
   if (repository === undefined || commit === undefined) return null
-  if (!/^[\w.-]+\/[\w.-]+$/.test(repository) || !/^[0-9a-f]{7,64}$/i.test(commit)) return null
+  if (!/^[0-9a-f]{7,64}$/i.test(commit)) return null
   if (file === '' || file.startsWith('/') || file.split('/').includes('..')) return null
+  const base = safeUrl(repository.replace(/\/+$/, ''))
+  if (base === null) return null
   const encoded = file.split('/').map(encodeURIComponent).join('/')
-  return safeUrl(
-    `https://github.com/${repository}/blob/${commit}/${encoded}${line === undefined ? '' : `#L${line}`}`
-  )
+  return safeUrl(`${base}/blob/${commit}/${encoded}${line === undefined ? '' : `#L${line}`}`)
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -329,7 +329,7 @@ export interface Report {
   stopReason?: string
   /** The agent's working directory, to show modified files relative to it. */
   workingDirectory?: string
-  /** The repository the run is for (`owner/name`), to link files in it; absent outside Actions. */
+  /** The repository's web address (`https://github.com/owner/name`), to link files in it; absent outside Actions. */
   repository?: string
   /** The commit the workspace was checked out at, to link files as the run saw them. */
   commit?: string
