@@ -113,7 +113,8 @@ const ReportSchema = z.strictObject({
       target: z.string().optional(),
       error: z.string().optional(),
       rule: z.string().optional(),
-      parentToolCallId: z.string().optional()
+      parentToolCallId: z.string().optional(),
+      startedAt: z.string().optional()
     })
   ),
   permissions: z.array(
@@ -146,6 +147,25 @@ const ReportSchema = z.strictObject({
     filesModified: z.array(z.string()),
     models: z.record(z.string(), ModelUsage)
   }),
+  changes: z
+    .strictObject({
+      base: z.string(),
+      files: z.array(
+        z.strictObject({
+          path: z.string(),
+          change: z.enum(['added', 'modified', 'deleted', 'renamed']),
+          from: z.string().optional(),
+          added: z.number(),
+          removed: z.number(),
+          binary: z.boolean().optional()
+        })
+      ),
+      patchPath: z.string().optional(),
+      error: z.string().optional()
+    })
+    .optional(),
+  repository: z.string().optional(),
+  commit: z.string().optional(),
   lastActivity: z.array(z.string()),
   stopReason: z.string().optional(),
   workingDirectory: z.string().optional(),
@@ -200,6 +220,21 @@ export function loadFixtures(dir = FIXTURES_DIR): Fixture[] {
     })
 }
 
+/** The prompt each example run was given (a report does not keep it; the comment shows it). */
+const PROMPTS: Record<string, string> = {
+  completed:
+    'Fix `sum()` in src/sum.ts: it returns the wrong result for negative numbers. Add a test.',
+  'policy-violation':
+    'Fix `sum()` in src/sum.ts: it returns the wrong result for negative numbers. Add a test.',
+  'verify-failed':
+    'Add `formatCurrency(amount, currency)` to src/format.ts, with tests for EUR and JPY.',
+  incomplete: 'Replace the hand-written date parsing in src/dates.ts with date-fns.',
+  failed: 'Fix the flaky checkout test in e2e/checkout.spec.ts.',
+  'timed-out': 'Fix the flaky checkout test in e2e/checkout.spec.ts.',
+  'budget-exceeded': 'Fix the flaky checkout test in e2e/checkout.spec.ts.',
+  cancelled: 'Update the installation section of README.md for Node 22.'
+}
+
 /** How the examples are ordered in the index: by status, then the policy with errors. */
 const ORDER = [...RUN_STATUSES, 'bad-policy'] as string[]
 
@@ -217,7 +252,8 @@ export function renderExamples(fixtures = loadFixtures()): Map<string, string> {
     const comment = renderComment(report, {
       marker: markerFor(),
       runUrl: RUN_URL,
-      summaryUrl: SUMMARY_URL
+      summaryUrl: SUMMARY_URL,
+      ...(PROMPTS[name] === undefined ? {} : { prompt: PROMPTS[name] })
     })
     const summary = renderSummary(report, { runUrl: RUN_URL })
     files.set(`${name}.comment.md`, page(source, 'the PR comment', comment))

@@ -81,7 +81,7 @@ describe('2. tools by name and files changed', () => {
   it('keeps the tool summary in one line by tool', () => {
     const body = comment(sampleReport('completed'))
     expect(body).toContain(
-      'bash 2 · view 2 · edit 1 · grep 1 · task 1 · web_fetch 1, 1 failed, 2 denied'
+      'bash 2 · view 2 · edit 1 · grep 1 · task 1 · web_fetch 1 — 1 failed, 2 denied'
     )
   })
 

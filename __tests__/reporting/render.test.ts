@@ -403,7 +403,7 @@ describe('renderComment: the figures', () => {
       `<sub>23 premium requests · 23 model requests · 1.3M tokens: 1.3M input (900k cache read, 12k cache write) + 47.7k output (\`claude-sonnet-4.5\` 1.3M, \`gpt-5-mini\` 32k) · 20 allowed / 10 denied permissions · session \`b6f5c1d2-0000-4000-8000-000000000001\` · Full report: [job summary](${SUMMARY_URL})<br>Premium requests are what Copilot bills (per prompt, times the model’s multiplier); model requests count every call to the model, tool turns included.</sub>`
     ])
     expect(body).toContain(
-      '🔧 **60 tool calls:** bash 18 · edit 10 · glob 10 · grep 10 · view 9 · web_fetch 2 · task 1, 3 failed, 10 denied'
+      '🔧 **60 tool calls:** bash 18 · edit 10 · glob 10 · grep 10 · view 9 · web_fetch 2 · task 1 — 3 failed, 10 denied'
     )
   })
 

@@ -140,7 +140,7 @@ export function toolsLine(view: View): string | null {
   if (t.denied > 0) counts.push(`${formatInt(t.denied)} denied`)
   const unfinished = t.calls - t.succeeded - t.failed - t.denied
   if (unfinished > 0) counts.push(`${formatInt(unfinished)} unfinished`)
-  return `🔧 **${plural(t.calls, 'tool call')}:** ${shown.join(' · ')}${counts.length > 0 ? `, ${counts.join(', ')}` : ''}`
+  return `🔧 **${plural(t.calls, 'tool call')}:** ${shown.join(' · ')}${counts.length > 0 ? ` — ${counts.join(', ')}` : ''}`
 }
 
 /** The prompt the agent was given, collapsed (untrusted: neutralized, quoted, clipped). */
@@ -159,7 +159,7 @@ export function denialsSection(view: View, limits: Limits): string | null {
   const groups = view.denialGroups
   const title =
     groups.length > 0
-      ? `🚫 ${plural(total, 'request')} denied by the policy (${plural(groups.length, 'cause')})`
+      ? `🚫 ${plural(total, 'request')} denied by the policy${groups.length > 1 ? ` (${plural(groups.length, 'cause')})` : ''}`
       : `🚫 ${plural(total, 'request')} denied by the policy`
   const shown = groups.slice(0, limits.rules)
   const list = shown.map((g) => {

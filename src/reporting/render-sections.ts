@@ -126,7 +126,7 @@ const EVIDENCE_COMMANDS = 4
 export function evidenceLine(view: View): string | null {
   const facts: string[] = []
   const stop = stopFact(view)
-  if (stop !== null) facts.push(stop)
+  if (stop !== null) facts.push(`**Why it ended:** ${stop}`)
   const verify = view.figures.verify
   if (verify.length > 0) {
     // the failing ones first; a few, and how many more
@@ -309,7 +309,10 @@ export function problemsSection(view: View, limits: Limits): string | null {
   // What blocked the agent: for a run that ran out (a limit, or gave up), the cause comes first.
   const blocked: string[] = []
   if (!completed && limits.blocking > 0) {
-    const blocking = blockingDenials(view).slice(-limits.blocking)
+    // a rule's deliberate deny (its reason says what to do) before what no rule matched
+    const blocking = blockingDenials(view)
+      .slice(-limits.blocking)
+      .sort((a, b) => Number(NO_RULE.has(a.rule)) - Number(NO_RULE.has(b.rule)))
     if (blocking.length > 0) {
       const which =
         blocking.length === 1 ? 'the last denial' : `the last ${blocking.length} denials`
@@ -356,7 +359,7 @@ export function problemsSection(view: View, limits: Limits): string | null {
       `⚠️ The Copilot CLI did not confirm it selected the custom agent ${view.code(report.agent.name, 80)} (${view.code(report.agent.file, 200)}).`
     )
   }
-  if (report.status === 'timed-out' || cancelled) {
+  if (report.status === 'timed-out' || report.status === 'budget-exceeded' || cancelled) {
     const running = report.tools.filter((c) => outcomeOf(c) === 'unfinished').slice(-3)
     if (running.length > 0) {
       const list = running.map((c) => `- ⏳ ${runningCall(view, c, limits.detail)}`)
