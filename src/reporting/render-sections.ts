@@ -308,7 +308,8 @@ export function problemsSection(view: View, limits: Limits): string | null {
   }
   // What blocked the agent: for a run that ran out (a limit, or gave up), the cause comes first.
   const blocked: string[] = []
-  if (!completed && limits.blocking > 0) {
+  // a policy violation is what the audit found after the agent's work, not what blocked it
+  if (!completed && report.status !== 'policy-violation' && limits.blocking > 0) {
     // a rule's deliberate deny (its reason says what to do) before what no rule matched
     const blocking = blockingDenials(view)
       .slice(-limits.blocking)
@@ -659,6 +660,9 @@ export function claimSection(view: View, limits: Limits): string | null {
   } else if (report.completion?.state === 'rejected') {
     label =
       "**The agent's summary** (its own words; the CLI refused its task_complete, so this is only its claim):"
+  } else if (report.status === 'policy-violation') {
+    label =
+      "**The agent's summary** (its own words; it changed files the policy protects, so this is only its claim):"
   } else if (report.status === 'verify-failed') {
     label =
       "**The agent's summary** (its own words; verification failed, so this is only its claim):"
