@@ -3,6 +3,7 @@
  * files changed, one set of figures, advice that never works around a deny, and rendering a
  * reader does not trip over.
  */
+import fs from 'node:fs'
 import { initBashParser } from '../../src/policy/index.js'
 import { withRunContext } from '../../src/reporting/publish.js'
 import { TROUBLESHOOTING_URL } from '../../src/reporting/render-sections.js'
@@ -229,9 +230,11 @@ describe('4. advice ranked and safe', () => {
   })
 
   it('links “how to fix it” to the troubleshooting page of the action’s repository', () => {
-    expect(TROUBLESHOOTING_URL).toBe(
-      'https://github.com/gated-autopilot/autopilot-action/blob/main/docs/troubleshooting.md'
-    )
+    const pkg = JSON.parse(fs.readFileSync('package.json', 'utf8')) as {
+      repository: { url: string }
+    }
+    const repository = pkg.repository.url.replace(/^git\+/, '').replace(/\.git$/, '')
+    expect(TROUBLESHOOTING_URL).toBe(`${repository}/blob/main/docs/troubleshooting.md`)
     expect(comment(sampleReport('incomplete'))).toContain(`${TROUBLESHOOTING_URL}#incomplete`)
     expect(comment(sampleReport('budget-exceeded'))).toContain(
       `${TROUBLESHOOTING_URL}#budget-exceeded`
@@ -287,6 +290,16 @@ describe('5. rendering', () => {
       expect(body).not.toMatch(/^> {0,3}#{1,3} /m)
       expect(body).toMatch(/^> #### Plan$/m)
     }
+  })
+
+  it('shortens long words in table cells without splitting a character', () => {
+    const report = sampleReport('completed')
+    report.permissions[1]!.subject = `git push origin ${'😀'.repeat(100)}`
+    const body = summary(report)
+    expect(body).toContain('😀…😀')
+    expect(body).not.toMatch(
+      /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
+    )
   })
 
   it('wraps long lines: no unbroken code span longer than a table can show', () => {

@@ -178,9 +178,12 @@ const TABLE_WORD = 64
 
 /** Words longer than `max` cut in the middle (`https://example.com/aaaa…aaaa/x.tgz`). */
 export function shortenWords(text: string, max: number): string {
-  return text.replace(/\S+/g, (word) =>
-    word.length <= max ? word : `${word.slice(0, max - 21)}…${word.slice(-20)}`
-  )
+  return text.replace(/\S+/g, (word) => {
+    if (word.length <= max) return word
+    const chars = Array.from(word) // never split a surrogate pair
+    if (chars.length <= max) return word
+    return `${chars.slice(0, max - 21).join('')}…${chars.slice(-20).join('')}`
+  })
 }
 
 /**
