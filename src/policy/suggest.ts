@@ -198,9 +198,10 @@ const REGISTRY_HOSTS = new Set([
 export function adviseOnDenial(denial: DenialInput, options: SuggestOptions = {}): Advice {
   const { suggestion, proposal } = suggestWithProposal(denial, options)
   if (suggestion.kind !== 'add-rule' || proposal === undefined) return suggestion
-  const outside = [...(proposal.read ?? []), ...(proposal.write ?? [])].find((p) =>
-    path.isAbsolute(p)
-  )
+  const unescape = (pattern: string): string => pattern.replace(/\\(.)/g, '$1')
+  const outside = [...(proposal.read ?? []), ...(proposal.write ?? [])]
+    .map(unescape)
+    .find((p) => path.isAbsolute(p))
   if (outside !== undefined) {
     return {
       kind: 'withheld',
@@ -208,7 +209,7 @@ export function adviseOnDenial(denial: DenialInput, options: SuggestOptions = {}
     }
   }
   const registry = (proposal.url ?? [])
-    .map((u) => parseRequestUrl(u.replace(/\\(.)/g, '$1'))?.hostname)
+    .map((u) => parseRequestUrl(unescape(u))?.hostname)
     .find((host) => host !== undefined && REGISTRY_HOSTS.has(host.toLowerCase()))
   if (registry !== undefined) {
     return {
