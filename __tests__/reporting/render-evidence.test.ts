@@ -61,6 +61,23 @@ describe('1. the headline shows the evidence', () => {
     expect(problems).toContain(`${TROUBLESHOOTING_URL}#verify-failed`)
   })
 
+  it('after a repair whose second attempt passed, shows the passing attempt, not the first failure', () => {
+    const report = sampleReport('completed', {
+      repairs: [{ attempt: 1, failed: ['npm test'] }]
+    })
+    const first = report.commands[1]!
+    report.commands = [
+      report.commands[0]!,
+      { ...first, exitCode: 1, outputTail: 'Tests:       1 failed, 12 passed, 13 total' },
+      { ...first, attempt: 1 }
+    ]
+    const body = comment(report)
+    expect(top(body)).toContain('**Verified (after 1 repair):** `npm test` ✅ 13 passed')
+    expect(body).not.toContain('#### 🩺')
+    // the job summary keeps the history
+    expect(summary(report)).toContain('**verify (after repair 1)** `npm test` · ✅ exit 0')
+  })
+
   it('says the limit that stopped a run', () => {
     const budget = sampleReport('budget-exceeded', {
       error: {

@@ -123,8 +123,11 @@ export class View {
     // A command the cancellation interrupted did not fail: the run says it was cancelled.
     const interrupted = (c: CommandRecord): boolean =>
       report.status === 'cancelled' && c.exitCode === null && !c.timedOut
+    // Verify commands of an attempt a repair replaced are history (the job summary has them).
+    const lastVerify = new Set(this.figures.verify)
+    const superseded = (c: CommandRecord): boolean => c.phase === 'verify' && !lastVerify.has(c)
     this.failingCommands = report.commands.filter(
-      (c) => (c.timedOut || c.exitCode !== 0) && !interrupted(c)
+      (c) => (c.timedOut || c.exitCode !== 0) && !interrupted(c) && !superseded(c)
     )
     this.unavailableTools = unavailableTools(report.tools)
   }
