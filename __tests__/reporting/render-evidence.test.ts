@@ -78,6 +78,14 @@ describe('1. the headline shows the evidence', () => {
     expect(summary(report)).toContain('**verify (after repair 1)** `npm test` · ✅ exit 0')
   })
 
+  it('names a setup command that failed', () => {
+    const report = sampleReport('failed', {
+      error: { message: 'Setup command `npm ci` failed with exit code 1', type: 'setup-command' }
+    })
+    report.commands[0]!.exitCode = 1
+    expect(top(comment(report))).toContain('**Setup:** `npm ci` ❌ exit 1')
+  })
+
   it('says the limit that stopped a run', () => {
     const budget = sampleReport('budget-exceeded', {
       error: {

@@ -127,6 +127,10 @@ export function evidenceLine(view: View): string | null {
   const facts: string[] = []
   const stop = stopFact(view)
   if (stop !== null) facts.push(`**Why it ended:** ${stop}`)
+  const setup = view.report.commands.find((c) => c.phase === 'setup' && !passed(c))
+  if (setup !== undefined) {
+    facts.push(`**Setup:** ${view.code(setup.command, 60)} ${verifyResult(view, setup)}`)
+  }
   const verify = view.figures.verify
   if (verify.length > 0) {
     // the failing ones first; a few, and how many more
