@@ -19,7 +19,7 @@ import { initBashParser } from '../src/policy/index.js'
 import { markerFor } from '../src/reporting/publish-comment.js'
 import { renderComment, renderSummary } from '../src/reporting/render.js'
 import { RUN_STATUSES, type Report } from '../src/reporting/types.js'
-import { EXAMPLE_REPO, EXAMPLE_RUN_ID } from '../test-support/record-examples.js'
+import { EXAMPLE_PROMPT, EXAMPLE_REPO, EXAMPLE_RUN_ID } from '../test-support/record-examples.js'
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 export const FIXTURES_DIR = path.join(ROOT, 'test-support', 'fixtures', 'reports')
@@ -151,7 +151,8 @@ const ReportSchema = z.strictObject({
       target: z.string().optional(),
       error: z.string().optional(),
       rule: z.string().optional(),
-      parentToolCallId: z.string().optional()
+      parentToolCallId: z.string().optional(),
+      startedAt: z.string().optional()
     })
   ),
   permissions: z.array(
@@ -196,6 +197,8 @@ const ReportSchema = z.strictObject({
     filesModified: z.array(z.string()),
     models: z.record(z.string(), ModelUsage)
   }),
+  repository: z.string().optional(),
+  commit: z.string().optional(),
   lastActivity: z.array(z.string()),
   stopReason: z.string().optional(),
   workingDirectory: z.string().optional(),
@@ -370,7 +373,8 @@ export function renderExamples(fixtures = loadFixtures()): Map<string, string> {
     const comment = renderComment(report, {
       marker: markerFor(),
       runUrl: RUN_URL,
-      summaryUrl: SUMMARY_URL
+      summaryUrl: SUMMARY_URL,
+      ...(name === 'bad-policy' ? {} : { prompt: EXAMPLE_PROMPT })
     })
     const summary = renderSummary(report, { runUrl: RUN_URL })
     files.set(`${name}.comment.md`, page(source, 'the PR comment', comment))

@@ -168,7 +168,8 @@ function projectFiles(policy: string): Record<string, string> {
   }
 }
 
-const PROMPT =
+/** The task every scenario's run is given (the comment shows it, collapsed). */
+export const EXAMPLE_PROMPT =
   'CI fails on main: `sum adds negative numbers` and `sum of opposites is zero` in test/calc.test.js. Find the cause, fix it, and make `npm test` pass. Do not change the tests.'
 
 // ---------------------------------------------------------------------------------------------
@@ -523,7 +524,7 @@ export async function record(scenario: Scenario): Promise<Recording> {
       workspace: ws,
       inputs: {
         ...scriptedInputs(model.url),
-        prompt: PROMPT,
+        prompt: EXAMPLE_PROMPT,
         model: MODEL,
         'provider-api-key': 'sk-example',
         comment: 'off',

@@ -130,21 +130,22 @@ describe('the sticky PR comment', () => {
       '',
       `\`${MODEL}\``,
       String(usage.requests),
+      (usage.inputTokens + usage.outputTokens).toLocaleString('en-US'),
       usage.inputTokens.toLocaleString('en-US'),
-      usage.outputTokens.toLocaleString('en-US'),
       String(usage.cacheReadTokens),
       String(usage.cacheWriteTokens),
+      usage.outputTokens.toLocaleString('en-US'),
       ''
     ])
-    expect(result.summary).toContain(`**Premium requests** ${report.metrics.premiumRequests}`)
-    expect(report.metrics.linesAdded).toBe(2)
+    const premium = `${report.metrics.premiumRequests} premium request${report.metrics.premiumRequests === 1 ? '' : 's'}`
+    expect(result.summary).toContain(premium)
+    const added =
+      report.changes?.files.reduce((n, f) => n + f.added, 0) ?? report.metrics.linesAdded
+    expect(added).toBe(2)
     const figures = body.split('\n').find((line) => line.startsWith('<sub>'))!
-    expect(figures).toContain(
-      `${report.metrics.premiumRequests} premium request${report.metrics.premiumRequests === 1 ? '' : 's'}`
-    )
-    expect(figures).toContain(
-      `+${report.metrics.linesAdded} −${report.metrics.linesRemoved} in 1 file`
-    )
+    expect(figures).toContain(premium)
+    // the files changed, with their lines, on their own line above the figures
+    expect(body).toMatch(/\*\*📝 Files changed\*\* · \+2 −\d+ in 1 file/)
     expect(result.summary).toContain('`src/fix.ts`')
     // Short: the whole comment fits a glance.
     expect(body.length).toBeLessThan(8000)

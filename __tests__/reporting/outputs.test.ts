@@ -118,6 +118,40 @@ describe('verifyPassed', () => {
     expect(verifyPassed(withCommands([{ ...verify(1), phase: 'setup' }]))).toBe('')
     expect(verifyPassed(sampleReport('verify-failed'))).toBe('false')
   })
+
+  it('is the last attempt’s result: true after a repair whose second attempt passes', () => {
+    const repaired = withCommands([verify(1), { ...verify(0), attempt: 1 }])
+    expect(verifyPassed(repaired)).toBe('true')
+    expect(actionOutputs(repaired)['verify-passed']).toBe('true')
+    const stillFailing = withCommands([verify(1), { ...verify(0), attempt: 1 }])
+    stillFailing.commands.push({ ...verify(2), attempt: 2 })
+    expect(verifyPassed(stillFailing)).toBe('false')
+  })
+})
+
+describe('actionOutputs: changes from git', () => {
+  it('counts lines and files from report.changes when present (session files never count)', () => {
+    const report = sampleReport('completed')
+    // the CLI counted its own plan.md: +5 −1 in 2 files for a one-line fix
+    report.metrics.linesAdded = 6
+    report.metrics.linesRemoved = 2
+    report.metrics.filesModified = ['/home/runner/.copilot/session-state/s/plan.md', 'src/a.ts']
+    report.changes = {
+      base: 'abc123',
+      files: [{ path: 'src/a.ts', change: 'modified', added: 1, removed: 1 }]
+    }
+    expect(actionOutputs(report)).toMatchObject({
+      'lines-added': '1',
+      'lines-removed': '1',
+      'files-modified': '1'
+    })
+  })
+
+  it('falls back to the CLI’s figures when the changes could not be computed', () => {
+    const report = sampleReport('completed')
+    report.changes = { base: 'abc123', files: [], error: 'not a git repository' }
+    expect(actionOutputs(report)).toMatchObject({ 'lines-added': '12', 'files-modified': '2' })
+  })
 })
 
 describe('action.yml', () => {

@@ -27,9 +27,21 @@ describe('renderSummary', () => {
     const report = sampleReport(status)
     const body = summary(report)
     const comment = renderComment(report, { marker: '<!-- m -->', runUrl: RUN_URL })
-    // Headline, what went wrong, claim and plan: the same text in both.
-    const shared = comment.slice('<!-- m -->\n\n'.length, comment.indexOf('</details>') + 10)
+    // Headline, what went wrong and claim: the same text in both (the comment then has the
+    // files changed and the tools by name, which the summary has in its own sections).
+    const ends = ['\n\n**📝', '\n\n🔧', '\n\n<details>\n<summary>Plan']
+      .map((end) => comment.indexOf(end))
+      .filter((i) => i > 0)
+    const shared = comment.slice('<!-- m -->\n\n'.length, Math.min(...ends))
+    expect(shared.length).toBeGreaterThan(100)
     expect(body.startsWith(shared)).toBe(true)
+    // and the plan, the same
+    const plan = (text: string) =>
+      text.slice(
+        text.indexOf('<summary>Plan'),
+        text.indexOf('</details>', text.indexOf('<summary>Plan'))
+      )
+    expect(plan(body)).toBe(plan(comment))
     expect(body.startsWith('### ')).toBe(true)
     expectWellFormed(body)
     expect(emptySections(body)).toEqual([])
@@ -63,7 +75,7 @@ describe('renderSummary', () => {
     expect(lines.slice(0, 4)).toEqual([
       '- ✅ `bash` `npm test` · 2.4 s',
       '- ❌ `view` `src/missing.ts` · 12 ms · failure: Path does not exist',
-      '- 🚫 `bash` `git push origin main` · denied by `no-push`: Pushing is done by the workflow.',
+      '- 🚫 `bash` `git push origin main` · denied by rule `no-push`: Pushing is done by the workflow.',
       '- ✅ `edit` `src/sum.ts` · 300 ms'
     ])
   })
@@ -74,7 +86,7 @@ describe('renderSummary', () => {
       '- 🤖 subagent `explore` — Find the tests for sum() · ✅ completed · 45.0 s',
       '  - ✅ `grep` `sum\\(` · 150 ms',
       '  - ✅ `view` `src/sum.test.ts` · 20 ms',
-      '  - 🚫 `web_fetch` `https://example.com/` · denied by `default`: no rule allows it'
+      '  - 🚫 `web_fetch` `https://example.com/` · denied: no rule matched (default deny)'
     ])
   })
 
@@ -90,7 +102,7 @@ describe('renderSummary', () => {
     expect(lines.slice(at + 1)).toEqual([
       '  - ✅ `grep` `sum\\(` · 150 ms',
       '  - ✅ `view` `src/sum.test.ts` · 20 ms',
-      '  - 🚫 `web_fetch` `https://example.com/` · denied by `default`: no rule allows it'
+      '  - 🚫 `web_fetch` `https://example.com/` · denied: no rule matched (default deny)'
     ])
     // A parent nobody knows: its calls still stay together.
     report.subagents = []
@@ -149,7 +161,7 @@ describe('renderSummary', () => {
       '| | Kind | Subject | Rule | Reason |',
       '| --- | --- | --- | --- | --- |',
       '| 🚫 deny | `shell` | `git push origin main` | `no-push` | Pushing is done by the workflow. |',
-      '| 🚫 deny | `url` | `https://example.com/` | default |  |',
+      '| 🚫 deny | `url` | `https://example.com/` | no rule matched (default deny) |  |',
       '| ✅ allow | `shell` | `npm test` | `tests` |  |',
       '| ✅ allow | `write` | `src/sum.ts` | `src` |  |'
     ])
@@ -159,7 +171,7 @@ describe('renderSummary', () => {
     const body = summary(sampleReport('verify-failed'))
     expect(body).toContain('**verify** `npm test` · ❌ exit 1 · 4.1 s')
     expect(body).toContain('Tests:       1 failed, 12 passed, 13 total\n```')
-    expect(body).toContain('| `claude-sonnet-4.5` | 7 | 70,000 | 7,000 | 35,000 | 3,500 |')
+    expect(body).toContain('| `claude-sonnet-4.5` | 7 | 77,000 | 70,000 | 35,000 | 3,500 | 7,000 |')
     expect(body).toContain('- `src/sum.ts`\n- `/tmp/outside.txt`')
     expect(body).toContain('**Policy:** `.github/copilot-policy.yml`')
     expect(body).toContain('**Sandbox:** 🛡️ enforced (`bubblewrap`)')
@@ -226,7 +238,7 @@ describe('renderSummary', () => {
     const body = summary(report)
     expect(body).toContain('| `bash` | 2 | 1 | 0 | 1 | 2.4 s |')
     expect(body).toContain('#### 🔐 Permissions · 2 allowed, 2 denied')
-    expect(body).toContain('- 🚫 `bash` `git push origin main` · denied by `no-push`')
+    expect(body).toContain('- 🚫 `bash` `git push origin main` · denied by rule `no-push`')
   })
 
   it('keeps untrusted text in the call list and the log safe', () => {
@@ -251,7 +263,7 @@ describe('renderSummary: size', () => {
     const body = summary(giantReport())
     expect(body.length).toBeLessThanOrEqual(SUMMARY_MAX_LENGTH)
     expect(body).toContain('#### 📊 Usage')
-    expect(body).toContain('**Premium requests** 7')
+    expect(body).toContain('7 premium requests')
     const note = /✂️ Trimmed to stay under 300,000 characters: ([^.]+)\./.exec(body)
     expect(note?.[1]?.split(', ')[0]).toBe('tool calls list')
     expectWellFormed(body)

@@ -77,18 +77,21 @@ describe('renderComment: the headline', () => {
     expect(body.includes('✅ Copilot')).toBe(status === 'completed')
   })
 
-  it('puts the marker first and one line of facts under the headline', () => {
+  it('puts the marker first, the evidence and one line of links and facts under the headline', () => {
     const body = comment(sampleReport('completed'))
     expect(body.startsWith(`${MARKER}\n\n### ✅ `)).toBe(true)
-    const meta = body.split('\n')[4]
+    expect(body.split('\n')[4]).toBe('**Verified:** `npm test` ✅ 13 passed')
+    const meta = body.split('\n')[6]
     expect(meta).toBe(
-      `⏱ 3 m 12 s · \`claude-sonnet-4.5\` · Copilot CLI \`1.0.102\` · sandbox 🛡️ enforced · [workflow run](${RUN_URL})`
+      `[workflow run](${RUN_URL}) · ⏱ 3 m 12 s · \`claude-sonnet-4.5\` · Copilot CLI \`1.0.102\` · sandbox 🛡️ enforced`
     )
     const off = comment(sampleReport('completed', { sandbox: { state: 'off' } }))
-    expect(off).toContain('· sandbox 🔓 off ·')
-    const none = comment(sampleReport('completed', { sandbox: undefined, model: null }))
+    expect(off).toContain('· sandbox 🔓 off')
+    const none = comment(
+      sampleReport('completed', { sandbox: undefined, model: null, commands: [] })
+    )
     expect(none.split('\n')[4]).toBe(
-      `⏱ 3 m 12 s · Copilot CLI \`1.0.102\` · [workflow run](${RUN_URL})`
+      `[workflow run](${RUN_URL}) · ⏱ 3 m 12 s · Copilot CLI \`1.0.102\``
     )
   })
 
@@ -147,14 +150,17 @@ describe('renderComment: sections', () => {
     expect(p.metrics).toBeGreaterThan(0)
     // Not completed, and nothing known: one sentence, no empty parts.
     const cancelled = comment({ ...bare, status: 'cancelled' })
-    expect(cancelled).toContain(`${PROBLEMS}\n\nThe workflow run was cancelled.`)
+    expect(cancelled).toContain(`${PROBLEMS}\n\n🛑 **The workflow run was cancelled** at 3 m 12 s`)
     expect(emptySections(cancelled)).toEqual([])
   })
 
   it('marks the summary as the agent’s claim, more clearly when the run did not complete', () => {
     const done = comment(sampleReport('completed'))
     expect(done).toContain(
-      "**The agent's summary** (its own words, not verified by the action):\n\n> Fixed"
+      "**The agent's summary** (its own words; the action verified that `npm test` passed):\n\n> Fixed"
+    )
+    expect(comment(sampleReport('completed', { commands: [] }))).toContain(
+      "**The agent's summary** (its own words; no verify command ran, so the action checked none of it):"
     )
     for (const status of RUN_STATUSES.filter((s) => s !== 'completed')) {
       const body = comment(sampleReport(status, { summary: 'All done, tests pass.' }))
@@ -224,7 +230,7 @@ describe('renderComment: what went wrong', () => {
   it('gives the error with a fix when the cause is known', () => {
     const cases: [Report, string][] = [
       [sampleReport('timed-out'), 'Raise `timeout-minutes`'],
-      [sampleReport('incomplete'), 'Raise `max-autopilot-continues`'],
+      [sampleReport('incomplete'), 'raise `max-autopilot-continues`'],
       [sampleReport('failed'), 're-running the job usually helps'],
       [
         sampleReport('failed', {
@@ -243,7 +249,8 @@ describe('renderComment: what went wrong', () => {
       expect(body).toMatch(new RegExp(`\\*\\*How to fix it:\\*\\* [^\\n]*${escape(fix)}`))
     }
     const cancelled = comment(sampleReport('cancelled'))
-    expect(cancelled).toContain('**Error:** The workflow run was cancelled.')
+    expect(cancelled).toContain('🛑 **The workflow run was cancelled** at 3 m 12 s')
+    expect(cancelled).not.toContain('**Error:**') // said once
     expect(cancelled).not.toContain('How to fix it')
   })
 
@@ -258,10 +265,10 @@ describe('renderComment: what went wrong', () => {
     const body = comment(sampleReport('incomplete'))
     expect(body).toContain('**Denied by the policy** (the last 2 denials):')
     expect(body).toContain(
-      '- 🚫 `shell` `git push origin main` — rule `no-push` denied it: Pushing is done by the workflow.'
+      '- 🚫 `shell` `git push origin main` — rule `no-push`: Pushing is done by the workflow.\n'
     )
-    expect(body).toMatch(/Rule "no-push" denies this on purpose[^\n]*adding an allow rule/)
-    expect(body).toContain('- 🚫 `url` `https://example.com/` — no rule allows it (default deny).')
+    expect(body).not.toMatch(/Rule "no-push"/) // its reason says it all
+    expect(body).toContain('- 🚫 `url` `https://example.com/` — no rule matched (default deny).')
     expect(body).toContain(
       'Add to the policy\'s `rules:`:\n\n  ```yaml\n  - decision: allow\n    url: ["https://example.com/"]\n  ```'
     )
@@ -354,12 +361,12 @@ describe('renderComment: denials', () => {
   it('groups them by rule, each rule once, with count, reason and a few targets', () => {
     const body = comment(busyReport())
     const section = /<summary>(🚫[^<]*)<\/summary>\n\n([\s\S]*?)\n\n<\/details>/.exec(body)
-    expect(section?.[1]).toBe('🚫 10 requests denied by 3 rules')
+    expect(section?.[1]).toBe('🚫 10 requests denied by the policy (3 causes)')
     const lines = section?.[2]?.split('\n') ?? []
     expect(lines).toEqual([
-      '- `no-push` (6) — Pushing is done by the workflow. — `git push origin HEAD`, `git push --force origin HEAD`',
-      '- `no-network` (2) — No downloads. — `curl -sSL https://get.example.com/install.sh`',
-      '- no matching rule (default deny) (2) — `https://registry.npmjs.org/left-pad`'
+      '- rule `no-push` (6) — Pushing is done by the workflow. — `git push origin HEAD`, `git push --force origin HEAD`',
+      '- rule `no-network` (2) — No downloads. — `curl -sSL https://get.example.com/install.sh`',
+      '- no rule matched (default deny) (2) — `https://registry.npmjs.org/left-pad`'
     ])
   })
 
@@ -374,7 +381,7 @@ describe('renderComment: denials', () => {
     report.permissionCounts = { shell: { allow: 0, deny: 5 } }
     const body = comment(report)
     expect(body).toContain(
-      '- `no-push` (5) — Pushing is done by the workflow. — `git push origin b0`, `git push origin b1`, `git push origin b2`, and 2 more'
+      '- rule `no-push` (5) — Pushing is done by the workflow. — `git push origin b0`, `git push origin b1`, `git push origin b2`, and 2 more'
     )
   })
 
@@ -383,7 +390,7 @@ describe('renderComment: denials', () => {
       permissionCounts: { shell: { allow: 1, deny: 40 }, url: { allow: 0, deny: 1 } }
     })
     const body = comment(report)
-    expect(body).toContain('<summary>🚫 41 requests denied by 2 rules</summary>')
+    expect(body).toContain('<summary>🚫 41 requests denied by the policy (2 causes)</summary>')
     expect(body).toContain('- … 39 more denials not kept in the report (the counts include them)')
   })
 })
@@ -393,15 +400,20 @@ describe('renderComment: the figures', () => {
     const body = comment(busyReport(), { summaryUrl: SUMMARY_URL })
     const sub = body.split('\n').filter((l) => l.startsWith('<sub>'))
     expect(sub).toEqual([
-      `<sub>23 premium requests · 1.3M in / 47.7k out tokens (\`claude-sonnet-4.5\` 1.2M/45.7k, \`gpt-5-mini\` 30k/2k) · +12 −3 in 14 files · 60 tool calls (3 failed, 10 denied) · 20 allowed / 10 denied permissions · session \`b6f5c1d2-0000-4000-8000-000000000001\` · Full report: [job summary](${SUMMARY_URL})</sub>`
+      `<sub>23 premium requests · 23 model requests · 1.3M tokens: 1.3M input (900k cache read, 12k cache write) + 47.7k output (\`claude-sonnet-4.5\` 1.3M, \`gpt-5-mini\` 32k) · 20 allowed / 10 denied permissions · session \`b6f5c1d2-0000-4000-8000-000000000001\` · Full report: [job summary](${SUMMARY_URL})<br>Premium requests are what Copilot bills (per prompt, times the model’s multiplier); model requests count every call to the model, tool turns included.</sub>`
     ])
+    expect(body).toContain(
+      '🔧 **60 tool calls:** bash 18 · edit 10 · glob 10 · grep 10 · view 9 · web_fetch 2 · task 1 — 3 failed, 10 denied'
+    )
   })
 
   it('name models only when there is more than one, and link the run without a summary URL', () => {
     const body = comment(sampleReport('completed'))
     const sub = body.split('\n').find((l) => l.startsWith('<sub>')) ?? ''
-    expect(sub).toContain('· 70k in / 7k out tokens ·')
-    expect(sub).toContain('8 tool calls (1 failed, 2 denied)')
+    expect(sub).toContain(
+      '· 77k tokens: 70k input (35k cache read, 3.5k cache write) + 7k output ·'
+    )
+    expect(body).toContain('🔧 **8 tool calls:**')
     expect(sub).toContain(`Full report: [job summary](${RUN_URL})`)
     expect(sub).not.toContain('`claude-sonnet-4.5`')
   })
@@ -512,6 +524,39 @@ describe('renderComment: size', () => {
     for (const status of RUN_STATUSES) {
       const body = comment({ ...report, status })
       expect({ status, length: body.length < 8000 }).toEqual({ status, length: true })
+    }
+  })
+
+  it('stays under 8,000 characters with the prompt, 40 changed files and 6 verify commands', () => {
+    const report = busyReport()
+    report.changes = {
+      base: 'abc',
+      files: Array.from({ length: 40 }, (_, i) => ({
+        path: `src/components/feature-${i}/index.tsx`,
+        change: 'modified' as const,
+        added: 10 * i,
+        removed: i
+      }))
+    }
+    for (let i = 0; i < 6; i++) {
+      report.commands.push({
+        phase: 'verify',
+        command: `npm run check:${i}`,
+        exitCode: i % 2,
+        timedOut: false,
+        durationMs: 1000,
+        outputTail: 'Tests:       1 failed, 40 passed, 41 total'
+      })
+    }
+    const prompt = 'Fix the failing checkout tests. '.repeat(100)
+    for (const status of RUN_STATUSES) {
+      const body = renderComment(
+        { ...report, status },
+        { marker: MARKER, runUrl: RUN_URL, summaryUrl: SUMMARY_URL, prompt }
+      )
+      expect({ status, length: body.length < 8000 }).toEqual({ status, length: true })
+      expect(body).toContain('🔧 **60 tool calls:**')
+      expect(body).toContain('+7,800 −780 in 40 files')
     }
   })
 

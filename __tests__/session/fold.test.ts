@@ -139,7 +139,9 @@ describe('fold: a recorded session', () => {
         outcome: 'unfinished',
         success: null,
         durationMs: null,
-        target: 'sleep 1000'
+        target: 'sleep 1000',
+        // when it started, so the report can say how long it had been running
+        startedAt: '2026-11-22T10:00:12.700Z'
       }
     ])
     expect(report.toolStats).toEqual({

@@ -158,35 +158,106 @@ const NOT_APPROVED: Record<string, string> = {
 }
 
 export function suggestRule(denial: DenialInput, options: SuggestOptions = {}): RuleSuggestion {
+  return suggestWithProposal(denial, options).suggestion
+}
+
+/** What the report advises for a denied request: a suggestion, or why none is given. */
+export type Advice = RuleSuggestion | { kind: 'withheld'; note: string }
+
+/**
+ * Hosts an agent reaches to get packages or raw files past the policy: a rule allowing them
+ * would sidestep the deny that sent it there. Installing is for the workflow's setup-commands.
+ */
+const REGISTRY_HOSTS = new Set([
+  'registry.npmjs.org',
+  'registry.yarnpkg.com',
+  'npm.pkg.github.com',
+  'pypi.org',
+  'files.pythonhosted.org',
+  'crates.io',
+  'static.crates.io',
+  'index.crates.io',
+  'proxy.golang.org',
+  'sum.golang.org',
+  'rubygems.org',
+  'repo1.maven.org',
+  'repo.maven.apache.org',
+  'api.nuget.org',
+  'raw.githubusercontent.com',
+  'objects.githubusercontent.com',
+  'codeload.github.com',
+  'registry-1.docker.io'
+])
+
+/**
+ * The advice the run's report gives for a denied request: `suggestRule`, except that it never
+ * proposes an allow rule for what lies outside the workspace's intent: a path outside the
+ * working directory (a download to /tmp, a file in the home directory) or a package registry or
+ * raw-file host. For those it says why no rule is suggested.
+ */
+export function adviseOnDenial(denial: DenialInput, options: SuggestOptions = {}): Advice {
+  const { suggestion, proposal } = suggestWithProposal(denial, options)
+  if (suggestion.kind !== 'add-rule' || proposal === undefined) return suggestion
+  const unescape = (pattern: string): string => pattern.replace(/\\(.)/g, '$1')
+  const outside = [...(proposal.read ?? []), ...(proposal.write ?? [])]
+    .map(unescape)
+    .find((p) => path.isAbsolute(p))
+  if (outside !== undefined) {
+    return {
+      kind: 'withheld',
+      note: `No rule is suggested: \`${outside}\` is outside the working directory, and the agent's work belongs inside it. Say in the prompt where it should put files, or give it what it needs in the workflow's setup-commands.`
+    }
+  }
+  const registry = (proposal.url ?? [])
+    .map((u) => parseRequestUrl(unescape(u))?.hostname)
+    .find((host) => host !== undefined && REGISTRY_HOSTS.has(host.toLowerCase()))
+  if (registry !== undefined) {
+    return {
+      kind: 'withheld',
+      note: `No rule is suggested: \`${registry}\` serves packages and raw files, and allowing it would let the agent install around the policy. Install what the task needs in the workflow's setup-commands, before the agent starts.`
+    }
+  }
+  return suggestion
+}
+
+function suggestWithProposal(
+  denial: DenialInput,
+  options: SuggestOptions
+): { suggestion: RuleSuggestion; proposal?: Proposal } {
   const { rule } = denial
   if (denial.approval !== undefined && denial.approval !== null) {
     const why = NOT_APPROVED[denial.approval.verdict] ?? 'no maintainer approved it'
     return {
-      kind: 'asked',
-      note: `Rule "${rule}" asks a maintainer about this request, and ${why}; change the rule to decision: allow if the agent may do it without asking.`
+      suggestion: {
+        kind: 'asked',
+        note: `Rule "${rule}" asks a maintainer about this request, and ${why}; change the rule to decision: allow if the agent may do it without asking.`
+      }
     }
   }
   const ruleIds = new Set(options.ruleIds ?? [])
   if (ruleIds.has(rule) || (!NO_RULE.has(rule) && !BUILT_IN_CHECK_IDS.includes(rule))) {
-    return explicitDeny(rule)
+    return { suggestion: explicitDeny(rule) }
   }
-  if (!NO_RULE.has(rule)) return builtIn(rule, denial.reason)
+  if (!NO_RULE.has(rule)) return { suggestion: builtIn(rule, denial.reason) }
   const parsed = RequestFields.safeParse(denial.request ?? {})
   const request: RequestFields = parsed.success ? parsed.data : {}
   const proposal = propose(denial, request, options)
-  if (proposal === undefined) return builtIn('invalid-request', undefined)
+  if (proposal === undefined) return { suggestion: builtIn('invalid-request', undefined) }
   const outside =
     (proposal.read ?? []).some((p) => path.isAbsolute(p)) ||
     (proposal.write ?? []).some((p) => path.isAbsolute(p))
   const rules = rulesOf(proposal)
   const these = rules.length === 1 ? 'this rule allows' : 'these rules allow'
   return {
-    kind: 'add-rule',
-    yaml: rulesYaml(rules),
-    alternative: `With decision: ask instead of allow, a maintainer approves each such request.`,
-    note: outside
-      ? `No rule allows this path outside the working directory; ${these} exactly this request, so add ${rules.length === 1 ? 'it' : 'them'} only if the agent should reach it.`
-      : `No rule matches this request, so the policy default denied it; ${these} exactly this request.`
+    proposal,
+    suggestion: {
+      kind: 'add-rule',
+      yaml: rulesYaml(rules),
+      alternative: `With decision: ask instead of allow, a maintainer approves each such request.`,
+      note: outside
+        ? `No rule allows this path outside the working directory; ${these} exactly this request, so add ${rules.length === 1 ? 'it' : 'them'} only if the agent should reach it.`
+        : `No rule matches this request, so the policy default denied it; ${these} exactly this request.`
+    }
   }
 }
 
@@ -201,7 +272,7 @@ function explicitDeny(rule: string): RuleSuggestion {
   }
   return {
     kind: 'explicit-deny',
-    note: `Rule "${rule}" denies this on purpose and a deny beats any allow, so narrow or remove that rule if this should be allowed; adding an allow rule will not help.`
+    note: `Rule "${rule}" denies this on purpose, and a deny beats any allow.`
   }
 }
 

@@ -1,4 +1,5 @@
 /** The action's step outputs, as a pure function of the report and what the run left behind. */
+import { figures, finite } from './figures.js'
 import type { Report } from './types.js'
 
 /** Output names, exactly as declared in action.yml (a test holds them to it). */
@@ -38,28 +39,28 @@ export interface OutputExtras {
 }
 
 /**
- * Every output as a string ('' for what is unknown). Token counts are summed over models;
- * `files-modified` and `permissions-denied` are counts. The summary is the agent's text, redacted
- * but not neutralized (an output is not markdown: whoever renders it must treat it as untrusted).
+ * Every output as a string ('' for what is unknown), from the figures the comment and the job
+ * summary show (figures.ts). Token counts are summed over models; `files-modified` and
+ * `permissions-denied` are counts; lines and files come from git (`report.changes`) when the
+ * report has them. The summary is the agent's text, redacted but not neutralized (an output is
+ * not markdown: whoever renders it must treat it as untrusted).
  */
 export function actionOutputs(
   report: Report,
   extras: OutputExtras = {}
 ): Record<OutputName, string> {
-  const models = Object.values(report.metrics.models)
-  const sum = (pick: (m: (typeof models)[number]) => number): number =>
-    models.reduce((total, m) => total + finite(pick(m)), 0)
+  const f = figures(report)
   return {
     status: report.status,
     'session-id': report.sessionId ?? '',
     summary: report.summary ?? '',
     'report-path': extras.reportPath ?? '',
-    'premium-requests': String(Math.round(finite(report.metrics.premiumRequests) * 100) / 100),
-    'input-tokens': String(sum((m) => m.inputTokens)),
-    'output-tokens': String(sum((m) => m.outputTokens)),
-    'lines-added': String(finite(report.metrics.linesAdded)),
-    'lines-removed': String(finite(report.metrics.linesRemoved)),
-    'files-modified': String(report.metrics.filesModified.length),
+    'premium-requests': String(f.premiumRequests),
+    'input-tokens': String(f.tokens.input),
+    'output-tokens': String(f.tokens.output),
+    'lines-added': String(f.changes.added),
+    'lines-removed': String(f.changes.removed),
+    'files-modified': String(f.changes.files.length),
     'permissions-denied': String(deniedCount(report)),
     'verify-passed': verifyPassed(report),
     'comment-url': extras.commentUrl ?? '',
@@ -68,13 +69,13 @@ export function actionOutputs(
 }
 
 /**
- * `true` when every verify command ran and passed (exit 0, in time), `false` when one did not,
- * '' when no verify command ran.
+ * The last attempt's verify result (after the last repair, when the agent repaired): `true` when
+ * each of its verify commands passed (exit 0, in time), `false` when one did not, '' when no
+ * verify command ran.
  */
 export function verifyPassed(report: Report): 'true' | 'false' | '' {
-  const verify = report.commands.filter((c) => c.phase === 'verify')
-  if (verify.length === 0) return ''
-  return verify.every((c) => c.exitCode === 0 && !c.timedOut) ? 'true' : 'false'
+  const passed = figures(report).verifyPassed
+  return passed === undefined ? '' : passed ? 'true' : 'false'
 }
 
 /** Denied permission requests, over every decision (also records dropped to bound memory). */
@@ -83,8 +84,4 @@ export function deniedCount(report: Report): number {
     return Object.values(report.permissionCounts).reduce((n, c) => n + finite(c.deny), 0)
   }
   return report.permissions.filter((p) => p.decision === 'deny').length
-}
-
-function finite(n: number): number {
-  return typeof n === 'number' && Number.isFinite(n) ? n : 0
 }

@@ -30,6 +30,7 @@ export async function publish(
   options: PublishOptions
 ): Promise<Record<string, string>> {
   const { settings, comments, runUrl } = options
+  report = withRunContext(report, process.env)
   let reportPath: string | undefined = settings.reportPath
   try {
     fs.mkdirSync(path.dirname(settings.reportPath), { recursive: true })
@@ -42,7 +43,12 @@ export async function publish(
   let commentUrl: string | undefined
   if (comments) {
     const published = await comments.publish(
-      renderComment(report, { marker: comments.marker, runUrl })
+      renderComment(report, {
+        marker: comments.marker,
+        runUrl,
+        prompt: settings.prompt,
+        secrets: settings.secrets
+      })
     )
     commentUrl = published.url
     if (published.fallback) {
@@ -62,6 +68,26 @@ export async function publish(
     log.warning(`Could not write the job summary: ${messageOf(error)}`)
   }
   return outputs
+}
+
+/**
+ * The report with the repository and commit it ran on, from the runner's environment, so the
+ * comment can link files as the run saw them (the checkout's HEAD when git told it, else
+ * GITHUB_SHA). A report that has them keeps them.
+ */
+export function withRunContext(report: Report, env: NodeJS.ProcessEnv): Report {
+  const server = (env.GITHUB_SERVER_URL ?? 'https://github.com').replace(/\/+$/, '')
+  const repo = runnerRepository(env)
+  const commit = report.changes?.base ?? env.GITHUB_SHA
+  return {
+    ...report,
+    ...(report.repository === undefined && repo !== undefined
+      ? { repository: `${server}/${repo.owner}/${repo.repo}` }
+      : {}),
+    ...(report.commit === undefined && commit !== undefined && /^[0-9a-f]{7,64}$/i.test(commit)
+      ? { commit }
+      : {})
+  }
 }
 
 /** The sticky comment's publisher, or undefined (with a notice) when there is nothing to comment on. */

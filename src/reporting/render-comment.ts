@@ -3,9 +3,11 @@
  * how to fix it, the agent's summary as its claim, the plan, the denials by rule, and one line
  * of figures with a link to the job summary, which has everything else.
  */
+import { PREMIUM_NOTE } from './figures.js'
 import {
   asksSection,
   claimSection,
+  denialCause,
   headline,
   mcpFigures,
   planSection,
@@ -19,7 +21,9 @@ import {
   details,
   formatCompact,
   formatNumber,
+  more,
   plural,
+  quoteMarkdown,
   relativePath,
   type View
 } from './render-view.js'
@@ -36,6 +40,7 @@ export const COMMENT_LIMITS: Limits = {
   blocking: 3,
   issues: 10,
   detail: 160,
+  prompt: 1500,
   rules: 10,
   targets: 3,
   // not in the comment
@@ -47,8 +52,11 @@ export const COMMENT_LIMITS: Limits = {
   commandOutput: 0,
   kinds: 0,
   models: 3,
-  files: 0
+  files: 30
 }
+
+/** Files listed openly in the comment; the rest are collapsed. */
+const OPEN_FILES = 5
 
 export function commentParts(view: View, limits: Limits, trimmed: string[]): (string | null)[] {
   if (view.badPolicy) {
@@ -66,28 +74,96 @@ export function commentParts(view: View, limits: Limits, trimmed: string[]): (st
     problemsSection(view, limits),
     claimSection(view, limits),
     asksSection(view, limits),
+    changesSection(view, limits),
+    toolsLine(view),
     planSection(view, limits),
     denialsSection(view, limits),
+    promptSection(view, limits),
     metricsLine(view, limits),
     trimNote(view.options.maxLength, trimmed)
   ]
 }
 
+/**
+ * `**📝 Files changed** · +27 −2 in 2 files` and a list, +/− per file (from git when the report has
+ * the changes); beyond a few, the rest collapsed.
+ */
+export function changesSection(view: View, limits: Limits): string | null {
+  const { changes } = view.figures
+  if (changes.files.length === 0) return null
+  const title = `**📝 Files changed** · ${changeTotals(view)}${changes.source === 'cli' ? ' (as the Copilot CLI counted them)' : ''}`
+  if (limits.files <= 0) return title
+  const items = changes.files.slice(0, limits.files).map((f, i) => {
+    const name = view.code(view.files[i] ?? f.path, limits.detail)
+    const from = f.from === undefined ? '' : ` (from ${view.code(f.from, limits.detail)})`
+    const kind = f.change === 'added' ? ' (new)' : f.change === 'deleted' ? ' (deleted)' : ''
+    const lines = f.binary
+      ? ' binary'
+      : f.added === undefined
+        ? ''
+        : ` +${formatInt(f.added)} −${formatInt(f.removed ?? 0)}`
+    return `- ${name}${from}${kind}${lines}`
+  })
+  const open = items.slice(0, OPEN_FILES)
+  const rest = items.slice(open.length)
+  const unlisted = changes.files.length - items.length
+  if (unlisted > 0) rest.push(`- … ${more(unlisted, 'file')} (see the job summary)`)
+  const parts = [`${title}\n\n${open.join('\n')}`]
+  if (rest.length > 0) {
+    parts.push(details(plural(changes.files.length - open.length, 'more file'), rest.join('\n')))
+  }
+  return parts.join('\n\n')
+}
+
+/** `+27 −2 in 2 files`, or `no files changed`. */
+export function changeTotals(view: View): string {
+  const { changes } = view.figures
+  if (changes.files.length === 0 && changes.added + changes.removed === 0) return 'no files changed'
+  return `+${formatInt(changes.added)} −${formatInt(changes.removed)} in ${plural(changes.files.length, 'file')}`
+}
+
+/** `🔧 **13 tool calls:** bash 6 · edit 4 · view 3, 1 failed, 1 denied`: the tools by name. */
+export function toolsLine(view: View): string | null {
+  const t = view.toolTotals
+  if (t.calls === 0) return null
+  const shown = view.toolRows
+    .slice(0, 8)
+    .map(([name, s]) => `${view.inline(name, 40)} ${formatInt(s.calls)}`)
+  const others = view.toolRows.slice(8)
+  if (others.length > 0) {
+    shown.push(
+      `${plural(others.length, 'other')} ${formatInt(others.reduce((n, [, s]) => n + s.calls, 0))}`
+    )
+  }
+  const counts: string[] = []
+  if (t.failed > 0) counts.push(`${formatInt(t.failed)} failed`)
+  if (t.denied > 0) counts.push(`${formatInt(t.denied)} denied`)
+  const unfinished = t.calls - t.succeeded - t.failed - t.denied
+  if (unfinished > 0) counts.push(`${formatInt(unfinished)} unfinished`)
+  return `🔧 **${plural(t.calls, 'tool call')}:** ${shown.join(' · ')}${counts.length > 0 ? ` — ${counts.join(', ')}` : ''}`
+}
+
+/** The prompt the agent was given, collapsed (untrusted: neutralized, quoted, clipped). */
+export function promptSection(view: View, limits: Limits): string | null {
+  const prompt = view.options.prompt?.trim()
+  if (!prompt || limits.prompt <= 0) return null
+  return details('Prompt', quoteMarkdown(view.clean(prompt), limits.prompt))
+}
+
 /** `🚫 N requests denied by M rules`: each rule once, with its count, reason and a few targets. */
 export function denialsSection(view: View, limits: Limits): string | null {
-  const total = view.deniedTotal
+  // asks a person did not approve are listed with the asks, not as a rule's denials
+  const asked = view.denied.length - view.ruleDenied.length
+  const total = Math.max(view.deniedTotal - asked, view.ruleDenied.length)
   if (total === 0 && view.denialGroups.length === 0) return null
   const groups = view.denialGroups
   const title =
     groups.length > 0
-      ? `🚫 ${plural(Math.max(total, view.denied.length), 'request')} denied by ${plural(groups.length, 'rule')}`
-      : `🚫 ${plural(total, 'request')} denied`
+      ? `🚫 ${plural(total, 'request')} denied by the policy${groups.length > 1 ? ` (${plural(groups.length, 'cause')})` : ''}`
+      : `🚫 ${plural(total, 'request')} denied by the policy`
   const shown = groups.slice(0, limits.rules)
   const list = shown.map((g) => {
-    const rule =
-      g.rule === 'default'
-        ? 'no matching rule (default deny)'
-        : view.code(g.rule, Math.min(limits.detail, 100))
+    const rule = denialCause(view, g.rule)
     const reason = g.reason ? ` — ${view.inline(g.reason, limits.detail)}` : ''
     const targets = g.subjects
       .slice(0, limits.targets)
@@ -100,10 +176,10 @@ export function denialsSection(view: View, limits: Limits): string | null {
   if (groups.length > shown.length) {
     const rest = groups.slice(shown.length).reduce((n, g) => n + g.count, 0)
     list.push(
-      `- … ${plural(rest, 'denial')} by ${plural(groups.length - shown.length, 'other rule')}`
+      `- … ${plural(rest, 'denial')} by ${plural(groups.length - shown.length, 'other cause')}`
     )
   }
-  const unkept = total - view.denied.length
+  const unkept = total - view.ruleDenied.length
   if (unkept > 0) {
     list.push(
       `- … ${plural(unkept, 'more denial')} not kept in the report (the counts include them)`
@@ -113,43 +189,27 @@ export function denialsSection(view: View, limits: Limits): string | null {
 }
 
 /**
- * One line of figures: premium requests · tokens · lines changed · tool calls · permissions ·
- * session · where the full report is.
+ * One line of figures: premium and model requests · tokens · tool calls · permissions · MCP ·
+ * session. The files changed and the tools by name have their own lines above it.
  */
 export function metricsLine(view: View, limits: Limits): string {
-  const { metrics, sessionId } = view.report
-  const premium = metrics.premiumRequests
-  const facts = [`${formatNumber(premium)} premium ${premium === 1 ? 'request' : 'requests'}`]
-  const input = view.models.reduce((n, [, u]) => n + u.inputTokens, 0)
-  const output = view.models.reduce((n, [, u]) => n + u.outputTokens, 0)
+  const { sessionId } = view.report
+  const f = view.figures
+  const facts = [requestsPhrase(view)]
   if (view.models.length > 0) {
-    let tokens = `${formatCompact(input)} in / ${formatCompact(output)} out tokens`
+    let tokens = tokensPhrase(view)
     if (view.models.length > 1 && limits.models > 0) {
       const per = view.models
         .slice(0, limits.models)
         .map(
-          ([name, u]) =>
-            `${view.code(name, 40)} ${formatCompact(u.inputTokens)}/${formatCompact(u.outputTokens)}`
+          ([name, u]) => `${view.code(name, 40)} ${formatCompact(u.inputTokens + u.outputTokens)}`
         )
       if (view.models.length > per.length) per.push('…')
       tokens += ` (${per.join(', ')})`
     }
     facts.push(tokens)
   }
-  const files = metrics.filesModified.length
-  const lines = metrics.linesAdded + metrics.linesRemoved
-  facts.push(
-    files === 0 && lines === 0
-      ? 'no files changed'
-      : `+${formatInt(metrics.linesAdded)} −${formatInt(metrics.linesRemoved)} in ${plural(files, 'file')}`
-  )
-  const t = view.toolTotals
-  const counts: string[] = []
-  if (t.failed > 0) counts.push(`${formatInt(t.failed)} failed`)
-  if (t.denied > 0) counts.push(`${formatInt(t.denied)} denied`)
-  const unfinished = t.calls - t.succeeded - t.failed - t.denied
-  if (unfinished > 0) counts.push(`${formatInt(unfinished)} unfinished`)
-  facts.push(`${plural(t.calls, 'tool call')}${counts.length > 0 ? ` (${counts.join(', ')})` : ''}`)
+  if (f.changes.files.length === 0) facts.push(changeTotals(view))
   facts.push(
     `${formatInt(view.allowedTotal)} allowed / ${formatInt(view.deniedTotal)} denied permissions`
   )
@@ -158,5 +218,27 @@ export function metricsLine(view: View, limits: Limits): string {
   if (sessionId) facts.push(`session ${view.code(sessionId, 80)}`)
   const url = view.summaryUrl
   if (url !== null) facts.push(`Full report: [job summary](${url})`)
-  return `<sub>${facts.join(' · ')}</sub>`
+  const note = f.modelRequests > 0 ? `<br>${capitalize(PREMIUM_NOTE)}.` : ''
+  return `<sub>${facts.join(' · ')}${note}</sub>`
+}
+
+/** `9 premium requests · 13 model requests` */
+export function requestsPhrase(view: View): string {
+  const f = view.figures
+  const premium = `${formatNumber(f.premiumRequests)} premium ${f.premiumRequests === 1 ? 'request' : 'requests'}`
+  return f.modelRequests > 0 ? `${premium} · ${plural(f.modelRequests, 'model request')}` : premium
+}
+
+/** `484k tokens: 474k input (395k cache read, 51k cache write) + 9.6k output` */
+export function tokensPhrase(view: View): string {
+  const t = view.figures.tokens
+  const cache: string[] = []
+  if (t.cacheRead > 0) cache.push(`${formatCompact(t.cacheRead)} cache read`)
+  if (t.cacheWrite > 0) cache.push(`${formatCompact(t.cacheWrite)} cache write`)
+  const input = `${formatCompact(t.input)} input${cache.length > 0 ? ` (${cache.join(', ')})` : ''}`
+  return `${formatCompact(t.total)} tokens: ${input} + ${formatCompact(t.output)} output`
+}
+
+function capitalize(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1)
 }

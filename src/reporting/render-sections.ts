@@ -3,7 +3,8 @@
  * wrong (and how to fix it), the agent's summary as its claim, the plan. Each returns null when
  * it has nothing to say: no section is ever rendered empty.
  */
-import { suggestRule } from '../policy/index.js'
+import { adviseOnDenial, type Advice } from '../policy/suggest.js'
+import { passed } from './figures.js'
 import { FAILING_OUTPUT_CHARS, FAILING_OUTPUT_LINES } from './limits.js'
 import {
   details,
@@ -12,9 +13,11 @@ import {
   outcomeOf,
   plural,
   relativePath,
+  safeUrl,
   type UnavailableTool,
   type View
 } from './render-view.js'
+import { formatTestCounts, testCounts } from './test-counts.js'
 import { codeBlock, formatDuration, formatInt, tailLines } from './text.js'
 import type { CommandRecord, McpServerRecord, PermissionRecord, RunStatus } from './types.js'
 
@@ -38,6 +41,8 @@ export interface Limits {
   issues: number
   /** Characters of a target, a subject or an error in a list. */
   detail: number
+  /** Characters of the prompt (the comment's collapsed copy; 0: not shown). */
+  prompt: number
   // The comment
   /** Denial rules listed, and targets per rule. */
   rules: number
@@ -54,6 +59,15 @@ export interface Limits {
   models: number
   files: number
 }
+
+/**
+ * The troubleshooting page of this action (docs/troubleshooting.md, on its default branch), for
+ * the "how to fix it" links: `#sandbox-unavailable`, `#incomplete`, `#ask-timed-out`,
+ * `#policy-error`, `#budget-exceeded`, `#verify-failed`, `#policy-violation`. The repository is
+ * the one package.json names.
+ */
+export const TROUBLESHOOTING_URL =
+  'https://github.com/gated-autopilot/autopilot-action/blob/main/docs/troubleshooting.md'
 
 // ---------------------------------------------------------------------------------------------
 // Headline
@@ -78,21 +92,102 @@ export function statusLine(view: View): string {
   return STATUS[status] ?? `❔ Copilot run: ${view.inline(String(status), 40)}`
 }
 
-/** `### <status>`, and one line of facts under it: duration · model · CLI · sandbox · run. */
+/**
+ * `### <status>`; under it the evidence (each verify command of the last attempt with its result
+ * and test count; for a stop, the limit that stopped it), then the links and the run's facts:
+ * job summary · workflow run · duration · model · CLI · sandbox.
+ */
 export function headline(view: View): string {
   const title = `### ${statusLine(view)}`
   if (view.badPolicy) return title
   const { report } = view
+  const lines = [title]
+  const evidence = evidenceLine(view)
+  if (evidence !== null) lines.push(evidence)
   const meta: string[] = []
+  const run = view.runUrl
+  const summary = view.summaryUrl
+  if (summary !== null && summary !== run) meta.push(`[job summary](${summary})`)
+  if (run !== null) meta.push(`[workflow run](${run})`)
   if (report.durationMs !== null) meta.push(`⏱ ${formatDuration(report.durationMs)}`)
   if (report.model) meta.push(view.code(report.model, 80))
   if (report.agent) meta.push(`agent ${view.code(report.agent.name, 80)}`)
   if (report.cliVersion) meta.push(`Copilot CLI ${view.code(report.cliVersion, 40)}`)
   const sandbox = sandboxWord(view)
   if (sandbox !== null) meta.push(sandbox)
-  const url = view.runUrl
-  if (url !== null) meta.push(`[workflow run](${url})`)
-  return meta.length > 0 ? `${title}\n\n${meta.join(' · ')}` : title
+  if (meta.length > 0) lines.push(meta.join(' · '))
+  return lines.join('\n\n')
+}
+
+/** Verify commands named in the headline's evidence. */
+const EVIDENCE_COMMANDS = 4
+
+/** `**Verified:** `npm test` ✅ 41 passed · stopped at `max-tokens` 500,000`, or null. */
+export function evidenceLine(view: View): string | null {
+  const facts: string[] = []
+  const stop = stopFact(view)
+  if (stop !== null) facts.push(`**Why it ended:** ${stop}`)
+  const setup = view.report.commands.find((c) => c.phase === 'setup' && !passed(c))
+  if (setup !== undefined) {
+    facts.push(`**Setup:** ${view.code(setup.command, 60)} ${verifyResult(view, setup)}`)
+  }
+  const verify = view.figures.verify
+  if (verify.length > 0) {
+    // the failing ones first; a few, and how many more
+    const ordered = [...verify.filter((c) => !passed(c)), ...verify.filter(passed)]
+    const results = ordered
+      .slice(0, EVIDENCE_COMMANDS)
+      .map((c) => `${view.code(c.command, 60)} ${verifyResult(view, c)}`)
+    if (ordered.length > EVIDENCE_COMMANDS) {
+      results.push(`${more(ordered.length - EVIDENCE_COMMANDS, 'command')}`)
+    }
+    const repairs = view.report.repairs?.length ?? 0
+    const after = repairs > 0 ? ` (after ${plural(repairs, 'repair')})` : ''
+    const label = view.figures.verifyPassed === true ? 'Verified' : 'Verify'
+    facts.push(`**${label}${after}:** ${results.join(' · ')}`)
+  }
+  return facts.length > 0 ? facts.join(' · ') : null
+}
+
+/** `✅ 41 passed`, `✅ exit 0`, `❌ exit 1 · 1 failed, 40 passed`, `⏱ timed out`. */
+function verifyResult(view: View, c: CommandRecord): string {
+  const counts = testCounts(view.clean(c.outputTail))
+  const tests = counts === null ? null : formatTestCounts(counts)
+  if (passed(c)) return `✅ ${tests ?? 'exit 0'}`
+  if (c.timedOut) return `⏱ timed out after ${formatDuration(c.durationMs)}`
+  if (c.exitCode === null) {
+    return view.report.status === 'cancelled' ? '🛑 interrupted' : '⚠️ no exit code'
+  }
+  return `❌ exit ${c.exitCode}${tests === null ? '' : ` · ${tests}`}`
+}
+
+/** The limit that stopped the run, as the error says it: `stopped at `max-tokens` 500,000`. */
+function stopFact(view: View): string | null {
+  const { report } = view
+  const message = report.error?.message ?? ''
+  const type = report.error?.type ?? ''
+  const limit = (input: string, value: string | undefined): string =>
+    `stopped at \`${input}\`${value === undefined ? '' : ` ${value}`}`
+  switch (report.status) {
+    case 'budget-exceeded':
+      return limit('max-tokens', /max-tokens \(([\d,.]+)\)/.exec(message)?.[1])
+    case 'timed-out':
+      if (type === 'hang') {
+        return limit('idle-timeout-minutes', /no event for (.+?) while/.exec(message)?.[1])
+      }
+      return limit('timeout-minutes', /within (.+?) \(timeout-minutes\)/.exec(message)?.[1])
+    case 'incomplete':
+      if (report.stopReason === 'cap_reached' || /autopilot continues/i.test(message)) {
+        return limit('max-autopilot-continues', /autopilot continues \((\d+)\)/.exec(message)?.[1])
+      }
+      return null
+    case 'cancelled':
+      return report.durationMs === null
+        ? 'cancelled'
+        : `cancelled at ${formatDuration(report.durationMs)}`
+    default:
+      return null
+  }
 }
 
 function sandboxWord(view: View): string | null {
@@ -121,10 +216,10 @@ export function policyIssuesSection(view: View, limits: Limits): string | null {
   const lines = [`The policy ${file} has ${plural(issues.length, 'error')}; the run did not start.`]
   const shown = issues.slice(0, limits.issues)
   const list = shown.map((issue) => {
-    const where = view.code(
-      `${relativePath(issue.file, view.root)}:${issue.line}:${issue.column}`,
-      240
-    )
+    const file = relativePath(issue.file, view.root)
+    const code = view.code(`${file}:${issue.line}:${issue.column}`, 240)
+    const link = fileUrl(view, file, issue.line)
+    const where = link === null ? code : `[${code}](${link})`
     const fix = issue.fix ? ` — ${view.inlineMd(issue.fix, limits.detail * 2)}` : ''
     return `- ${where}: ${view.inlineMd(issue.message, limits.detail * 2)}${fix}`
   })
@@ -139,8 +234,23 @@ export function policyLinks(view: View, inComment: boolean): string | null {
   const run = view.runUrl
   if (inComment && summary !== null && summary !== run) links.push(`[job summary](${summary})`)
   if (run !== null) links.push(`[workflow run](${run})`)
-  if (links.length === 0) return null
+  links.push(`[troubleshooting](${TROUBLESHOOTING_URL}#policy-error)`)
   return `Details: ${links.join(' · ')}`
+}
+
+/**
+ * A link to a file of the repository at the run's commit (`#L<line>`), or null when the report
+ * does not say which repository and commit, or the path is not inside the workspace.
+ */
+export function fileUrl(view: View, file: string, line?: number): string | null {
+  const { repository, commit } = view.report
+  if (repository === undefined || commit === undefined) return null
+  if (!/^[0-9a-f]{7,64}$/i.test(commit)) return null
+  if (file === '' || file.startsWith('/') || file.split('/').includes('..')) return null
+  const base = safeUrl(repository.replace(/\/+$/, ''))
+  if (base === null) return null
+  const encoded = file.split('/').map(encodeURIComponent).join('/')
+  return safeUrl(`${base}/blob/${commit}/${encoded}${line === undefined ? '' : `#L${line}`}`)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -187,6 +297,10 @@ export function problemsSection(view: View, limits: Limits): string | null {
   const completed = report.status === 'completed'
   const parts: string[] = []
   const rejected = report.completion?.state === 'rejected'
+  const cancelled = report.status === 'cancelled'
+  if (cancelled) parts.push(cancelledPart(view))
+  const violations = violationsPart(view, limits)
+  if (violations !== null) parts.push(violations)
   const [failing, ...otherFailing] = view.failingCommands
   if (failing !== undefined) {
     parts.push(failingCommandPart(view, failing, limits))
@@ -196,32 +310,43 @@ export function problemsSection(view: View, limits: Limits): string | null {
       parts.push(`Also failed:\n\n${list.join('\n')}`)
     }
   }
-  const violations = violationsPart(view, limits)
-  if (violations !== null) parts.unshift(violations)
-  // The error, unless the failing command or the refused task_complete already says it all.
+  // What blocked the agent: for a run that ran out (a limit, or gave up), the cause comes first.
+  const blocked: string[] = []
+  // a policy violation is what the audit found after the agent's work, not what blocked it
+  if (!completed && report.status !== 'policy-violation' && limits.blocking > 0) {
+    // a rule's deliberate deny (its reason says what to do) before what no rule matched
+    const blocking = blockingDenials(view)
+      .slice(-limits.blocking)
+      .sort((a, b) => Number(NO_RULE.has(a.rule)) - Number(NO_RULE.has(b.rule)))
+    if (blocking.length > 0) {
+      const which =
+        blocking.length === 1 ? 'the last denial' : `the last ${blocking.length} denials`
+      const items = blocking.map((p) => denialItem(view, p, limits))
+      blocked.push(`**Denied by the policy** (${which}):\n\n${items.join('\n')}`)
+    }
+  }
+  const unanswered = unansweredPart(view, limits)
+  if (unanswered !== null) blocked.push(unanswered)
+  const ranOut =
+    report.status === 'incomplete' ||
+    report.status === 'budget-exceeded' ||
+    report.status === 'timed-out'
+  if (ranOut) parts.push(...blocked)
+  // The error, unless the failing command, the cancellation or the refused task_complete says it.
   const type = report.error?.type
   const said =
     (failing !== undefined && (type === 'verify' || type === 'setup-command')) ||
     (rejected && type === 'task-complete-rejected') ||
-    (violations !== null && type === 'policy-violation')
+    (violations !== null && type === 'policy-violation') ||
+    (cancelled && type === 'cancelled')
   if (report.error && !said) parts.push(errorPart(view, limits))
-  const fix = knownFix(view)
-  if (fix !== null) parts.push(`**How to fix it:** ${fix}`)
   if (rejected) {
     const reason = report.completion?.reason
     parts.push(
       `⛔ The agent called \`task_complete\`, but the Copilot CLI refused it${reason ? `: ${view.inline(reason, limits.detail * 2)}` : ''}. Whatever its summary says, the task is not complete.`
     )
   }
-  if (!completed && limits.blocking > 0) {
-    const blocking = blockingDenials(view).slice(-limits.blocking)
-    if (blocking.length > 0) {
-      const which =
-        blocking.length === 1 ? 'The last denial' : `The last ${blocking.length} denials`
-      const items = blocking.map((p) => denialItem(view, p, limits))
-      parts.push(`**Denied by the policy** (${which.toLowerCase()}):\n\n${items.join('\n')}`)
-    }
-  }
+  if (!ranOut) parts.push(...blocked)
   for (const tool of view.unavailableTools) parts.push(unavailablePart(view, tool, limits))
   const down = mcpServersDown(view)
   if (down.length > 0) {
@@ -239,18 +364,16 @@ export function problemsSection(view: View, limits: Limits): string | null {
       `⚠️ The Copilot CLI did not confirm it selected the custom agent ${view.code(report.agent.name, 80)} (${view.code(report.agent.file, 200)}).`
     )
   }
-  if (report.status === 'timed-out' || report.status === 'cancelled') {
+  if (report.status === 'timed-out' || report.status === 'budget-exceeded' || cancelled) {
     const running = report.tools.filter((c) => outcomeOf(c) === 'unfinished').slice(-3)
     if (running.length > 0) {
-      const list = running.map((c) => {
-        const target = c.target
-          ? ` ${view.code(relativePath(c.target, view.root), limits.detail)}`
-          : ''
-        return `- ⏳ ${view.code(c.name, 60)}${target}`
-      })
+      const list = running.map((c) => `- ⏳ ${runningCall(view, c, limits.detail)}`)
       parts.push(`**Still running when the run stopped:**\n\n${list.join('\n')}`)
     }
   }
+  // The limit that ended the run, and how to fix it, after the cause.
+  const fix = knownFix(view)
+  if (fix !== null) parts.push(`**How to fix it:** ${fix}`)
   if (parts.length === 0 && !completed) parts.push(noErrorLine(report.status))
   if (parts.length === 0) return null
   if (!completed && report.status !== 'verify-failed' && limits.activity > 0) {
@@ -267,6 +390,54 @@ export function problemsSection(view: View, limits: Limits): string | null {
   return [PROBLEMS_HEADING, ...parts].join('\n\n')
 }
 
+/** `🛑 The workflow run was cancelled at 3 m 12 s, during the verify commands; … re-run` */
+function cancelledPart(view: View): string {
+  const { report } = view
+  const at = report.durationMs === null ? '' : ` at ${formatDuration(report.durationMs)}`
+  const message = report.error?.message ?? ''
+  const during = /during the (setup|verify) commands/.exec(message)?.[1]
+  const when = during === undefined ? '' : `, during the ${during} commands`
+  const run = view.runUrl
+  const rerun = run === null ? '' : ` To finish the task, [re-run the workflow](${run}).`
+  return `🛑 **The workflow run was cancelled**${at}${when}; what follows is what the agent had done by then.${rerun}`
+}
+
+/** `bash `npx playwright test` · running for 2 m 12 s` */
+function runningCall(
+  view: View,
+  c: { name: string; target?: string; startedAt?: string },
+  max: number
+): string {
+  const target = c.target ? ` ${view.code(relativePath(c.target, view.root), max)}` : ''
+  const started = c.startedAt === undefined ? NaN : Date.parse(c.startedAt)
+  const ended = view.report.endedAt === null ? NaN : Date.parse(view.report.endedAt)
+  const elapsed =
+    Number.isFinite(started) && Number.isFinite(ended) && ended >= started
+      ? ` · running for ${formatDuration(ended - started)}`
+      : ''
+  return `${view.code(c.name, 60)}${target}${elapsed}`
+}
+
+/** Asks nobody answered: their own line, not a rule's denial. */
+function unansweredPart(view: View, limits: Limits): string | null {
+  const asks = view.unanswered
+  if (asks.length === 0) return null
+  const shown = asks.slice(0, 3).map((p) => {
+    const what = `${view.code(p.kind, 40)} ${view.code(relativePath(p.subject, view.root) || '(no subject)', limits.detail)}`
+    const why =
+      p.approval?.verdict === 'timeout'
+        ? 'nobody with write access answered in time'
+        : 'there was nobody to ask'
+    return `- ⌛ ${what} — ${why}, so it was denied`
+  })
+  if (asks.length > shown.length) shown.push(`- … ${more(asks.length - shown.length, 'question')}`)
+  const timeout = asks.some((p) => p.approval?.verdict === 'timeout')
+  const fix = timeout
+    ? ` Answer \`/approve <id>\` sooner, or raise \`approval-timeout-minutes\` ([troubleshooting](${TROUBLESHOOTING_URL}#ask-timed-out)).`
+    : ''
+  return `**${plural(asks.length, 'question')} nobody answered** (an ask rule routed ${asks.length === 1 ? 'it' : 'them'} to a maintainer):${fix}\n\n${shown.join('\n')}`
+}
+
 function errorPart(view: View, limits: Limits): string {
   const error = view.report.error
   if (error === undefined) return ''
@@ -278,13 +449,51 @@ function errorPart(view: View, limits: Limits): string {
   return `**Error:** ${view.inlineMd(first, 300)}\n\n${view.block(message, limits.error)}`
 }
 
-/** A fix for the errors whose cause is known; null when there is nothing sure to say. */
+/** A fix for the errors whose cause is known, with its troubleshooting link; null when none. */
 function knownFix(view: View): string | null {
+  const fix = knownFixText(view)
+  if (fix === null) return null
+  const anchor = troubleshootingAnchor(view)
+  return anchor === null ? fix : `${fix} ([troubleshooting](${TROUBLESHOOTING_URL}#${anchor}))`
+}
+
+/** Where docs/troubleshooting.md explains this run's ending. */
+function troubleshootingAnchor(view: View): string | null {
+  const { report } = view
+  if (report.error?.type === 'sandbox') return 'sandbox-unavailable'
+  switch (report.status) {
+    case 'incomplete':
+      return 'incomplete'
+    case 'budget-exceeded':
+      return 'budget-exceeded'
+    case 'verify-failed':
+      return 'verify-failed'
+    case 'policy-violation':
+      return 'policy-violation'
+    default:
+      return null
+  }
+}
+
+function knownFixText(view: View): string | null {
   const { report } = view
   const message = report.error?.message ?? ''
   const type = report.error?.type ?? ''
   if (report.status === 'completed') return null
-  if (type === 'max-tokens') {
+  if (report.status === 'verify-failed') {
+    const failing = view.figures.verify
+      .filter((c) => !passed(c))
+      .map((c) => view.code(c.command, 80))
+    const what = failing.length > 0 ? failing.join(', ') : 'the verify commands'
+    const repaired = (report.repairs?.length ?? 0) > 0
+    return repaired
+      ? `The agent's repair did not make ${what} pass: fix what ${failing.length === 1 ? 'it reports' : 'they report'} (the end of the output is above) before using these changes, or raise \`verify-retries\` to give the agent more tries.`
+      : `Fix what ${what} ${failing.length === 1 ? 'reports' : 'report'} (the end of the output is above) before using these changes, or set \`verify-retries\` so the agent gets the failing output and tries again.`
+  }
+  if (report.status === 'policy-violation') {
+    return 'These paths are protected on purpose: say in the prompt which files the agent must leave alone, and let a person change them when the task needs it.'
+  }
+  if (type === 'max-tokens' || report.status === 'budget-exceeded') {
     return 'Raise `max-tokens`, or give the agent a smaller task.'
   }
   if (type === 'hang') {
@@ -294,7 +503,9 @@ function knownFix(view: View): string | null {
     return 'Raise `timeout-minutes`, or give the agent a smaller task.'
   }
   if (report.stopReason === 'cap_reached' || /autopilot continues/i.test(message)) {
-    return 'Raise `max-autopilot-continues`, or make the prompt say clearly when the task is done.'
+    return view.ruleDenied.length > 0
+      ? 'If the denials above are what held the agent up, give it what their reasons ask for (or a prompt that avoids them) and re-run; raise `max-autopilot-continues`, or make the prompt say clearly when the task is done, only if it was still making progress.'
+      : 'Raise `max-autopilot-continues`, or make the prompt say clearly when the task is done.'
   }
   if (type === 'plan-mode') {
     return 'Ask for the work itself in the prompt, or turn `plan-first` off.'
@@ -365,12 +576,12 @@ function failingCommandPart(view: View, c: CommandRecord, limits: Limits): strin
   return `${line}\n\nThe end of its output:\n\n${codeBlock(tailLines(output, lines, chars), 'text')}`
 }
 
-/** The last denials, one per request (kind and subject), in the order they happened. */
+/** The last rule denials, one per request (kind and subject), in the order they happened. */
 function blockingDenials(view: View): PermissionRecord[] {
   const seen = new Set<string>()
   const out: PermissionRecord[] = []
-  for (let i = view.denied.length - 1; i >= 0; i--) {
-    const p = view.denied[i] as PermissionRecord
+  for (let i = view.ruleDenied.length - 1; i >= 0; i--) {
+    const p = view.ruleDenied[i] as PermissionRecord
     const key = `${p.kind}\u0000${p.subject}`
     if (seen.has(key)) continue
     seen.add(key)
@@ -379,21 +590,30 @@ function blockingDenials(view: View): PermissionRecord[] {
   return out
 }
 
-/** One list item: what was denied, by which rule, and the rule that would allow it. */
+/** Denials by the policy's default or its checks, not by a rule someone wrote. */
+const NO_RULE = new Set(['default', 'outside-workspace'])
+
+/** `no rule matched (default deny)` / `rule `no-push``, as a denial's cause is said everywhere. */
+export function denialCause(view: View, rule: string): string {
+  return NO_RULE.has(rule) ? 'no rule matched (default deny)' : `rule ${view.code(rule, 100)}`
+}
+
+/**
+ * One list item: what was denied and why. A deliberate deny (a rule that matched) gets its
+ * rule's own reason and nothing else; only a request no rule matched gets a rule to add, and
+ * only when it stays within the workspace's intent.
+ */
 function denialItem(view: View, p: PermissionRecord, limits: Limits): string {
-  const rule =
-    p.rule === 'default'
-      ? 'no rule allows it (default deny)'
-      : `rule ${view.code(p.rule, 100)} denied it`
-  const reason = p.reason
-    ? `: ${view.inline(p.reason.trim().replace(/\.+$/, ''), limits.detail)}`
-    : ''
-  const head = `- 🚫 ${view.code(p.kind, 40)} ${view.code(relativePath(p.subject, view.root) || '(no subject)', limits.detail)} — ${rule}${reason}.`
-  const suggestion = suggest(view, p)
-  if (suggestion === null) return head
-  const note = `${head}  \n  ${view.inlineMd(suggestion.note, 400)}`
-  if (suggestion.kind !== 'add-rule') return note
-  const yaml = codeBlock(view.clean(suggestion.yaml).trimEnd(), 'yaml')
+  const reason = p.reason?.trim().replace(/\.+$/, '')
+  const why = reason ? `: ${view.inline(reason, limits.detail)}` : ''
+  const head = `- 🚫 ${view.code(p.kind, 40)} ${view.code(relativePath(p.subject, view.root) || '(no subject)', limits.detail)} — ${denialCause(view, p.rule)}${why}.`
+  const advice = advise(view, p)
+  if (advice === null) return head
+  // A rule's own reason says what to do; without one, say that it denies on purpose.
+  if (advice.kind === 'explicit-deny' && reason) return head
+  const note = `${head}  \n  ${view.inlineMd(advice.note, 400)}`
+  if (advice.kind !== 'add-rule') return note
+  const yaml = codeBlock(view.clean(advice.yaml).trimEnd(), 'yaml')
   const indented = yaml
     .split('\n')
     .map((line) => (line === '' ? '' : `  ${line}`))
@@ -401,11 +621,9 @@ function denialItem(view: View, p: PermissionRecord, limits: Limits): string {
   return `${note} Add to the policy's \`rules:\`:\n\n${indented}`
 }
 
-type Suggestion = ReturnType<typeof suggestRule>
-
-function suggest(view: View, p: PermissionRecord): Suggestion | null {
+function advise(view: View, p: PermissionRecord): Advice | null {
   try {
-    return suggestRule(
+    return adviseOnDenial(
       {
         kind: p.kind,
         rule: p.rule,
@@ -417,7 +635,7 @@ function suggest(view: View, p: PermissionRecord): Suggestion | null {
       view.root === undefined ? {} : { workingDirectory: view.root }
     )
   } catch {
-    return null // a suggestion is a help, never a reason not to report
+    return null // advice is a help, never a reason not to report
   }
 }
 
@@ -438,10 +656,17 @@ export function claimSection(view: View, limits: Limits): string | null {
   if (!summary) return null
   let label: string
   if (report.status === 'completed') {
-    label = "**The agent's summary** (its own words, not verified by the action):"
+    const verify = view.figures.verify
+    label =
+      verify.length > 0 && view.figures.verifyPassed === true
+        ? `**The agent's summary** (its own words; the action verified that ${verify.map((c) => view.code(c.command, 80)).join(', ')} passed):`
+        : "**The agent's summary** (its own words; no verify command ran, so the action checked none of it):"
   } else if (report.completion?.state === 'rejected') {
     label =
       "**The agent's summary** (its own words; the CLI refused its task_complete, so this is only its claim):"
+  } else if (report.status === 'policy-violation') {
+    label =
+      "**The agent's summary** (its own words; it changed files the policy protects, so this is only its claim):"
   } else if (report.status === 'verify-failed') {
     label =
       "**The agent's summary** (its own words; verification failed, so this is only its claim):"
@@ -465,7 +690,7 @@ export function planSection(view: View, limits: Limits): string | null {
   if (todos.length > 0 && limits.todos > 0) {
     const shown = todos.slice(0, limits.todos)
     const list = shown.map((todo) => {
-      const status = isDone(todo.status) ? '' : ` _(${view.inline(todo.status, 30)})_`
+      const status = isDone(todo.status) ? '' : ` _(${view.inline(stateWords(todo.status), 30)})_`
       return `- [${isDone(todo.status) ? 'x' : ' '}] ${view.inline(todo.title || todo.id, 200)}${status}`
     })
     if (todos.length > shown.length) list.push(`- … ${more(todos.length - shown.length, 'todo')}`)
@@ -474,6 +699,11 @@ export function planSection(view: View, limits: Limits): string | null {
   if (content !== null && limits.plan > 0) body.push(view.quote(content, limits.plan))
   if (body.length === 0) body.push('_Left out to fit; the JSON report has it._')
   return details(title, body.join('\n\n'))
+}
+
+/** `in_progress` → `in progress`: a state in words. */
+export function stateWords(state: string): string {
+  return state.replace(/[_-]+/g, ' ').trim()
 }
 
 // ---------------------------------------------------------------------------------------------

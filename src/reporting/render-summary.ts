@@ -3,6 +3,8 @@
  * tool, every kept call with its target and outcome, subagents' calls under their subagent), the
  * full decision log, the commands with their output, the models and the modified files.
  */
+import { PREMIUM_NOTE } from './figures.js'
+import { changeTotals, requestsPhrase, tokensPhrase } from './render-comment.js'
 import {
   asksSection,
   claimSection,
@@ -19,7 +21,6 @@ import {
 import {
   OUTCOME_ICON,
   details,
-  formatNumber,
   more,
   outcomeOf,
   plural,
@@ -40,6 +41,7 @@ export const SUMMARY_LIMITS: Limits = {
   blocking: 3,
   issues: 100,
   detail: 200,
+  prompt: 0,
   rules: 0,
   targets: 0,
   toolRows: 40,
@@ -104,7 +106,7 @@ export function subagentsAndQuota(view: View): string | null {
   if (q !== undefined) {
     const left = q.unlimited
       ? `unlimited (${formatInt(q.premiumUsed)} used this period)`
-      : `${formatInt(q.premiumRemaining ?? 0)} of ${formatInt(q.premiumEntitlement ?? 0)} left (${formatNumber(Math.round(q.remainingPercentage))}%)`
+      : `${formatInt(q.premiumRemaining ?? 0)} of ${formatInt(q.premiumEntitlement ?? 0)} left (${formatInt(Math.round(q.remainingPercentage))}%)`
     const over = q.overage > 0 ? `, ${formatInt(q.overage)} over the entitlement` : ''
     const reset = q.resetDate ? `; resets ${view.inline(q.resetDate.slice(0, 10), 20)}` : ''
     lines.push(`**Premium requests quota:** ${left}${over}${reset}`)
@@ -284,8 +286,14 @@ export function callLine(view: View, call: ToolCallRecord, max: number): string 
   if (call.durationMs !== null) tail.push(formatDuration(call.durationMs))
   if (outcome === 'unfinished') tail.push('did not finish')
   if (outcome === 'denied') {
-    const rule = call.rule ? ` by ${view.code(call.rule, 100)}` : ''
-    tail.push(`denied${rule}${call.error ? `: ${view.inline(call.error, max)}` : ''}`)
+    const cause =
+      call.rule === undefined
+        ? 'denied'
+        : call.rule === 'default' || call.rule === 'outside-workspace'
+          ? 'denied: no rule matched (default deny)'
+          : `denied by rule ${view.code(call.rule, 100)}`
+    const error = call.error && !/^no rule allows it\.?$/i.test(call.error) ? call.error : undefined
+    tail.push(`${cause}${error ? `: ${view.inline(error, max)}` : ''}`)
   } else if (call.error !== undefined) {
     tail.push(view.inline(call.error, max))
   }
@@ -365,7 +373,10 @@ function decisionRow(view: View, p: PermissionRecord, max: number): string {
       ? ''
       : ` (asked: ${p.approval.verdict}${p.approval.by ? ` by ${view.code(p.approval.by, 40)}` : ''})`
   const verdict = `${p.decision === 'deny' ? '🚫 deny' : '✅ allow'}${asked}`
-  const rule = p.rule === 'default' ? 'default' : view.cell(p.rule, 80)
+  const rule =
+    p.rule === 'default' || p.rule === 'outside-workspace'
+      ? 'no rule matched (default deny)'
+      : view.cell(p.rule, 80)
   const reason = p.reason ? tableCell(view.inline(p.reason, max)) : ''
   return `| ${verdict} | ${view.cell(p.kind, 30)} | ${view.cell(relativePath(p.subject, view.root) || '(no subject)', max)} | ${rule} | ${reason} |`
 }
@@ -473,47 +484,62 @@ export function commandSection(view: View, limits: Limits): string | null {
 
 export function usageSection(view: View, limits: Limits): string | null {
   const { metrics, sessionId } = view.report
+  const f = view.figures
   const parts = ['#### 📊 Usage']
   const facts = [
-    `**Premium requests** ${formatNumber(metrics.premiumRequests)}`,
+    requestsPhrase(view),
+    ...(view.models.length > 0 ? [tokensPhrase(view)] : []),
     `**API time** ${formatDuration(metrics.apiDurationMs)}`,
-    `**Lines** +${formatInt(metrics.linesAdded)} −${formatInt(metrics.linesRemoved)}`,
-    `**Files modified** ${formatInt(metrics.filesModified.length)}`
+    `**Changes** ${changeTotals(view)}`
   ]
   const anything =
-    metrics.premiumRequests > 0 ||
+    f.premiumRequests > 0 ||
     metrics.apiDurationMs > 0 ||
-    metrics.linesAdded + metrics.linesRemoved > 0 ||
+    f.changes.added + f.changes.removed > 0 ||
     view.files.length > 0 ||
     view.models.length > 0
-  if (anything) parts.push(facts.join(' · '))
+  if (anything) {
+    const note =
+      f.modelRequests > 0
+        ? `\n\n<sub>${PREMIUM_NOTE.charAt(0).toUpperCase()}${PREMIUM_NOTE.slice(1)}.</sub>`
+        : ''
+    parts.push(`${facts.join(' · ')}${note}`)
+  }
   if (view.models.length > 0 && limits.models > 0) {
     const rows = view.models
       .slice(0, limits.models)
       .map(
         ([name, u]) =>
-          `| ${view.cell(name)} | ${formatInt(u.requests)} | ${formatInt(u.inputTokens)} | ${formatInt(u.outputTokens)} | ${formatInt(u.cacheReadTokens)} | ${formatInt(u.cacheWriteTokens)} |`
+          `| ${view.cell(name)} | ${formatInt(u.requests)} | ${formatInt(u.inputTokens + u.outputTokens)} | ${formatInt(u.inputTokens)} | ${formatInt(u.cacheReadTokens)} | ${formatInt(u.cacheWriteTokens)} | ${formatInt(u.outputTokens)} |`
       )
     if (view.models.length > rows.length) {
-      rows.push(`| … ${more(view.models.length - rows.length, 'other model')} | | | | | |`)
+      rows.push(`| … ${more(view.models.length - rows.length, 'other model')} | | | | | | |`)
     }
     parts.push(
       [
-        '| Model | Requests | Input tokens | Output tokens | Cache read | Cache write |',
-        '| --- | ---: | ---: | ---: | ---: | ---: |',
+        '| Model | Model requests | Total tokens | Input | Cache read | Cache write | Output |',
+        '| --- | ---: | ---: | ---: | ---: | ---: | ---: |',
         ...rows
       ].join('\n')
     )
   }
-  if (view.files.length > 0) {
-    if (limits.files > 0) {
-      const shown = view.files.slice(0, limits.files)
-      const list = shown.map((file) => `- ${view.code(file, 200)}`)
-      if (view.files.length > shown.length) {
-        list.push(`- … ${more(view.files.length - shown.length, 'file')} (see the JSON report)`)
-      }
-      parts.push(details(`Files modified (${formatInt(view.files.length)})`, list.join('\n')))
+  if (view.files.length > 0 && limits.files > 0) {
+    const shown = f.changes.files.slice(0, limits.files)
+    const list = shown.map((file, i) => {
+      const lines =
+        file.binary === true
+          ? ' · binary'
+          : file.added === undefined
+            ? ''
+            : ` · +${formatInt(file.added)} −${formatInt(file.removed ?? 0)}`
+      const kind =
+        file.change === undefined || file.change === 'modified' ? '' : ` (${file.change})`
+      return `- ${view.code(view.files[i] ?? file.path, 200)}${kind}${lines}`
+    })
+    if (view.files.length > shown.length) {
+      list.push(`- … ${more(view.files.length - shown.length, 'file')} (see the JSON report)`)
     }
+    parts.push(details(`Files changed (${formatInt(view.files.length)})`, list.join('\n')))
   }
   if (sessionId) parts.push(`<sub>Session ${view.code(sessionId, 100)}</sub>`)
   return parts.length > 1 ? parts.join('\n\n') : null

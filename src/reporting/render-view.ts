@@ -3,6 +3,7 @@
  * with the figures both need computed once, and the helpers that put untrusted text into
  * markdown (text.ts does the escaping; everything from the report goes through here).
  */
+import { figures, type Figures } from './figures.js'
 import { deniedCount } from './outputs.js'
 import {
   codeBlock,
@@ -38,6 +39,8 @@ export interface RenderOptions {
   workingDirectory?: string
   /** Extra secret values to redact from untrusted text (the report is already redacted). */
   secrets?: readonly string[]
+  /** The prompt given to the agent (untrusted), shown collapsed in the comment. */
+  prompt?: string
 }
 
 /** The denials of one policy rule. */
@@ -65,7 +68,14 @@ export class View {
   readonly denialGroups: DenialGroup[]
   readonly kinds: [string, { allow: number; deny: number }][]
   readonly models: [string, ModelUsage][]
+  /** The files changed, relative to the workspace (from git when the report has it). */
   readonly files: string[]
+  /** The figures every renderer and the outputs share. */
+  readonly figures: Figures
+  /** Denials decided by a rule or the default (not the asks a person did not approve). */
+  readonly ruleDenied: PermissionRecord[]
+  /** Asks nobody answered (no answer in time, or nobody to ask): denied. */
+  readonly unanswered: PermissionRecord[]
   readonly failingCommands: CommandRecord[]
   readonly unavailableTools: UnavailableTool[]
   /** The policy file could not be used: the run never started. */
@@ -99,13 +109,26 @@ export class View {
       ([a, x], [b, y]) => y.allow + y.deny - (x.allow + x.deny) || a.localeCompare(b)
     )
     this.allowedTotal = this.kinds.reduce((n, [, c]) => n + finite(c.allow), 0)
-    this.denialGroups = groupDenials(this.denied)
+    this.ruleDenied = this.denied.filter((p) => p.approval === undefined)
+    this.unanswered = this.denied.filter(
+      (p) => p.approval?.verdict === 'timeout' || p.approval?.verdict === 'unavailable'
+    )
+    this.denialGroups = groupDenials(this.ruleDenied)
     this.models = Object.entries(report.metrics.models).sort(
       ([a, x], [b, y]) => y.requests - x.requests || a.localeCompare(b)
     )
     this.root = options.workingDirectory ?? report.workingDirectory
-    this.files = report.metrics.filesModified.map((file) => relativePath(file, this.root))
-    this.failingCommands = report.commands.filter((c) => c.timedOut || c.exitCode !== 0)
+    this.figures = figures(report)
+    this.files = this.figures.changes.files.map((file) => relativePath(file.path, this.root))
+    // A command the cancellation interrupted did not fail: the run says it was cancelled.
+    const interrupted = (c: CommandRecord): boolean =>
+      report.status === 'cancelled' && c.exitCode === null && !c.timedOut
+    // Verify commands of an attempt a repair replaced are history (the job summary has them).
+    const lastVerify = new Set(this.figures.verify)
+    const superseded = (c: CommandRecord): boolean => c.phase === 'verify' && !lastVerify.has(c)
+    this.failingCommands = report.commands.filter(
+      (c) => (c.timedOut || c.exitCode !== 0) && !interrupted(c) && !superseded(c)
+    )
     this.unavailableTools = unavailableTools(report.tools)
   }
 
@@ -125,9 +148,12 @@ export class View {
   code(text: string, max = 200): string {
     return codeSpan(this.clean(text), max)
   }
-  /** Untrusted text as an inline code span in a table cell. */
+  /**
+   * Untrusted text as an inline code span in a table cell. A table cannot wrap a long unbroken
+   * word (a URL, a path), so each is shortened in the middle; the JSON report has it whole.
+   */
   cell(text: string, max = 60): string {
-    return tableCell(this.code(text, max))
+    return tableCell(this.code(shortenWords(text, TABLE_WORD), max))
   }
   /** Untrusted multi-line text as a fenced code block. */
   block(text: string, max: number, keep: 'head' | 'tail' = 'head', lang = 'text'): string {
@@ -150,12 +176,66 @@ export class View {
 // ---------------------------------------------------------------------------------------------
 // Markdown helpers
 
-/** Untrusted markdown, cut to `max`, neutralized and quoted line by line. */
+/** The longest unbroken word a table cell shows. */
+const TABLE_WORD = 64
+
+/** Words longer than `max` cut in the middle (`https://example.com/aaaa…aaaa/x.tgz`). */
+export function shortenWords(text: string, max: number): string {
+  return text.replace(/\S+/g, (word) => {
+    if (word.length <= max) return word
+    const chars = Array.from(word) // never split a surrogate pair
+    if (chars.length <= max) return word
+    return `${chars.slice(0, max - 21).join('')}…${chars.slice(-20).join('')}`
+  })
+}
+
+/**
+ * Untrusted markdown, cut to `max`, neutralized and quoted line by line. Its headings are
+ * demoted to `####`, so none renders larger than the `###` headline.
+ */
 export function quoteMarkdown(text: string, max: number): string {
-  return neutralizeMarkdown(truncate(text.trim(), max))
+  return demoteHeadings(neutralizeMarkdown(truncate(text.trim(), max)))
     .split('\n')
     .map((line) => (line === '' ? '>' : `> ${line}`))
     .join('\n')
+}
+
+/** ATX headings `#` to `###` outside fenced code become `####` (setext ones, `**…**`). */
+export function demoteHeadings(markdown: string): string {
+  const lines = markdown.split('\n')
+  let fence: string | null = null
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i] as string
+    const marker = /^ {0,3}(`{3,}|~{3,})/.exec(line)?.[1]
+    if (fence !== null) {
+      if (marker !== undefined && marker[0] === fence[0] && marker.length >= fence.length) {
+        fence = null
+      }
+      continue
+    }
+    if (marker !== undefined) {
+      fence = marker
+      continue
+    }
+    const atx = /^ {0,3}#{1,3}(?=[ \t]|$)/.exec(line)
+    if (atx !== null) {
+      lines[i] = `####${line.slice(atx[0].length)}`
+      continue
+    }
+    // a setext underline under a paragraph line: the line above becomes bold text
+    const previous = lines[i - 1]
+    if (
+      /^ {0,3}(?:=+|-+)[ \t]*$/.test(line) &&
+      previous !== undefined &&
+      previous.trim() !== '' &&
+      !/^ {0,3}(?:[-*+]|\d+[.)])\s/.test(previous) &&
+      !/^ {0,3}-+[ \t]*$/.test(previous)
+    ) {
+      lines[i - 1] = `**${previous.trim()}**`
+      lines[i] = ''
+    }
+  }
+  return lines.join('\n')
 }
 
 /** A collapsible block. `title` is ours (or already made safe). */

@@ -144,6 +144,16 @@ const longestTail = (v: View): string =>
 
 /** The comment: least important first. The headline and the figures always stay. */
 const COMMENT_TRIM: TrimStep[] = [
+  {
+    label: 'prompt',
+    cuts: (v, l) => l.prompt > 500 && (v.options.prompt?.trim().length ?? 0) > 500,
+    apply: (l) => (l.prompt = 500)
+  },
+  {
+    label: 'files changed list',
+    cuts: (v, l) => l.files > 5 && v.files.length > 5,
+    apply: (l) => (l.files = 5)
+  },
   lower('plan', 'plan', 1000, planText),
   {
     label: 'denied requests list',
@@ -181,6 +191,16 @@ const COMMENT_TRIM: TrimStep[] = [
     label: 'todos',
     cuts: (v, l) => l.todos > 0 && v.report.plan.todos.length > 0,
     apply: (l) => (l.todos = 0)
+  },
+  {
+    label: 'prompt',
+    cuts: (v, l) => l.prompt > 0 && !!v.options.prompt?.trim(),
+    apply: (l) => (l.prompt = 0)
+  },
+  {
+    label: 'files changed list',
+    cuts: (v, l) => l.files > 0 && v.files.length > 0,
+    apply: (l) => (l.files = 0)
   },
   lower('summary', 'summary', 300, summaryText),
   {

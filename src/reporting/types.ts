@@ -40,6 +40,8 @@ export interface ToolCallRecord {
   rule?: string
   /** The subagent call (a `task` call) this call ran inside; absent for the agent's own calls. */
   parentToolCallId?: string
+  /** When the call started (ISO), kept for calls that never finished: how long they ran. */
+  startedAt?: string
 }
 
 /** Aggregate figures for one tool name, over every call (also those not kept in `tools`). */
@@ -368,6 +370,10 @@ export interface Report {
   stopReason?: string
   /** The agent's working directory, to show modified files relative to it. */
   workingDirectory?: string
+  /** The repository's web address (`https://github.com/owner/name`), to link files in it; absent outside Actions. */
+  repository?: string
+  /** The commit the workspace was checked out at, to link files as the run saw them. */
+  commit?: string
   /** Per tool name, over every call. `tools` may keep only a bounded subset of the calls. */
   toolStats?: Record<string, ToolStats>
   /** How many tool call records were dropped from `tools` to bound memory (failures are kept). */

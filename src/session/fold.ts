@@ -926,7 +926,10 @@ function onToolStart(state: RunState, event: SessionEvent, now: number | undefin
     ...(target === undefined ? {} : { target: detail(state, target) }),
     ...(parent ? { parentToolCallId: clip(clean(state, parent), 200) } : {})
   }
-  state.pending.set(id, { record, rawName: data.toolName, startMs: timeOf(event, now) })
+  const startMs = timeOf(event, now)
+  // kept while the call runs: a call that never finishes shows how long it ran
+  if (Number.isFinite(startMs)) record.startedAt = new Date(startMs).toISOString()
+  state.pending.set(id, { record, rawName: data.toolName, startMs })
   if (state.pending.size > REPORT_LIMITS.pendingTools) {
     // Give up on the oldest never-completed call (its record stays, unfinished).
     const oldest = state.pending.keys().next()
@@ -955,6 +958,7 @@ function onToolComplete(state: RunState, event: SessionEvent, now: number | unde
   if (pending) {
     state.pending.delete(id)
     record = pending.record
+    delete record.startedAt
     rawName = pending.rawName
     const endMs = timeOf(event, now)
     if (Number.isFinite(endMs) && Number.isFinite(pending.startMs)) {
