@@ -23,7 +23,7 @@ import {
   type Todo
 } from './protocol.js'
 import type { SandboxConfig } from '../policy/sandbox.js'
-import type { Provider } from '../settings.js'
+import type { CustomAgentConfig, McpServerConfig, Provider } from './session-config.js'
 
 /** The JSON-RPC method names, in one place. */
 export const METHOD = {
@@ -59,33 +59,6 @@ export interface RepositoryConfigOptions {
   /** Instruction files of the directories a viewed file is in, surfaced after the view. */
   enableOnDemandInstructionDiscovery?: false
   excludedTools?: string[]
-}
-
-/** One MCP server as `session.create {mcpServers}` takes it. */
-export type McpServerConfig =
-  | {
-      type: 'local' | 'stdio'
-      command: string
-      args: string[]
-      env?: Record<string, string>
-      cwd?: string
-      tools: string[]
-      timeout?: number
-    }
-  | {
-      type: 'http' | 'sse'
-      url: string
-      headers?: Record<string, string>
-      tools: string[]
-      timeout?: number
-    }
-
-/** One custom agent as `session.create {customAgents}` takes it. */
-export interface CustomAgentConfig {
-  name: string
-  description: string
-  prompt: string
-  tools?: string[]
 }
 
 export interface CreateSessionOptions {

@@ -17,7 +17,7 @@
  */
 import fs from 'node:fs'
 import { z } from 'zod'
-import type { McpServerConfig } from '../cli/session-api.js'
+import type { McpServerConfig } from '../cli/session-config.js'
 import { UserError } from '../errors.js'
 import { excerpt } from '../text/excerpt.js'
 import { isInside, readTreeFile, TreeFileError, type TreeFile } from '../tree-file.js'

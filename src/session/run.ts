@@ -8,11 +8,11 @@
  */
 import type { CreateSessionResult } from '../cli/protocol.js'
 import type { CommandRecord } from '../reporting/types.js'
-import type { CustomAgentConfig, McpServerConfig, SessionApi } from '../cli/session-api.js'
+import type { SessionApi } from '../cli/session-api.js'
+import type { CustomAgentConfig, McpServerConfig, Provider } from '../cli/session-config.js'
 import { UserError, messageOf } from '../errors.js'
 import type { Policy } from '../policy/types.js'
 import type { SandboxConfig } from '../policy/sandbox.js'
-import type { Provider } from '../settings.js'
 import type { WorkspaceAudit } from './audit.js'
 import { AUTH_FIX, checkAuth } from './auth.js'
 import { runCommands, type CommandsOptions } from './commands.js'
