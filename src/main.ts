@@ -34,20 +34,25 @@ import { checkActor, gateSubject, isListed } from './github/actor-gate.js'
 import { createApprovals } from './github/approvals.js'
 import { createGitHubClient, defaultApiUrl, type GitHubClient } from './github/client.js'
 import { readEvent, runnerRepository, type RunnerEvent } from './github/event.js'
-import type { Asker } from './session/permissions.js'
+import type { Asker } from './session/permission-requests.js'
 import { normalizeSecrets, redact, redactNormalized } from './reporting/text.js'
 import { neutralizeWorkflowCommands } from './text/workflow-commands.js'
 import type { Report } from './reporting/types.js'
 import { hasCredential, type Settings } from './settings.js'
 import type { Ending } from './session/fold.js'
-import { Recorder } from './session/recorder.js'
+import { StateRecorder } from './session/recorder.js'
 import { AUDIT_INCOMPLETE, WorkspaceAudit, type AuditReport } from './session/audit.js'
-import { Run } from './session/run.js'
+import { SessionRun } from './session/run.js'
 import { restoreCredentials, stashCredentials, type StashRecord } from './session/credentials.js'
 import { CREDENTIALS_STATE, INSTRUCTIONS_STATE } from './post-run.js'
 import { restoreInstructionFiles, stashInstructionFiles } from './session/instruction-files.js'
 import { resolveSessionInputs } from './session/session-inputs.js'
-import { planSandbox, probeSandbox, SANDBOX_FIX, type SandboxPlan } from './session/sandbox.js'
+import {
+  planSandbox,
+  probeSandbox,
+  SANDBOX_FIX,
+  type SandboxPlan
+} from './session/sandbox-probe.js'
 import { setUpSandbox } from './session/sandbox-setup.js'
 
 /** The step fails with `message`, neutralized like every line of the log (src/log.ts). */
@@ -134,7 +139,7 @@ async function runAgent(
     .then((result) => {
       if (result.fallback) log.warning(result.fallback)
     })
-  const recorder = new Recorder({
+  const recorder = new StateRecorder({
     startedAt,
     model: settings.model ?? null,
     policySource: settings.policyPath,
@@ -233,7 +238,7 @@ async function runAgent(
     log.info(
       `Connected to Copilot CLI ${connected.version ?? '(version not reported)'} (protocol ${connected.protocolVersion})`
     )
-    await new Run({
+    await new SessionRun({
       api: connected.api,
       policy,
       recorder,
@@ -326,7 +331,7 @@ async function runAgent(
 }
 
 /** Records an audit's result and says each violation in the log. */
-function reportAudit(result: AuditReport, recorder: Recorder): void {
+function reportAudit(result: AuditReport, recorder: StateRecorder): void {
   recorder.record({ type: 'audit', result })
   for (const v of result.violations) {
     log.warning(
@@ -351,7 +356,10 @@ function sweepHomeCaches(guard: HomeCaches | undefined): void {
 }
 
 /** The audit once the CLI is gone (late writes), then its store removed; a failure fails the run. */
-async function lateAudit(audit: WorkspaceAudit | undefined, recorder: Recorder): Promise<void> {
+async function lateAudit(
+  audit: WorkspaceAudit | undefined,
+  recorder: StateRecorder
+): Promise<void> {
   if (audit === undefined) return
   try {
     await audit.lateCheck()
@@ -406,7 +414,7 @@ async function redactedEvents(
 function stashCheckoutCredentials(
   settings: Settings,
   env: NodeJS.ProcessEnv,
-  recorder: Recorder
+  recorder: StateRecorder
 ): string {
   const stashDir = path.join(settings.tempDir, 'credentials')
   let record: StashRecord
@@ -444,7 +452,7 @@ function stashCheckoutCredentials(
  * finds the stash through the saved state should the run not get to put them back. Returns the
  * stash directory, or undefined when nothing was moved.
  */
-function stashUnsafeInstructions(settings: Settings, recorder: Recorder): string | undefined {
+function stashUnsafeInstructions(settings: Settings, recorder: StateRecorder): string | undefined {
   const stashDir = path.join(settings.tempDir, 'instruction-files')
   let kept: ReturnType<typeof stashInstructionFiles>
   try {
@@ -471,7 +479,7 @@ function stashUnsafeInstructions(settings: Settings, recorder: Recorder): string
 }
 
 /** Puts the instruction files back after the session; a failure is left to the post step. */
-function restoreUnsafeInstructions(stashDir: string, recorder: Recorder): void {
+function restoreUnsafeInstructions(stashDir: string, recorder: StateRecorder): void {
   const kept = recorder.state.instructionFiles?.kept ?? []
   let error: string | undefined
   try {
@@ -496,7 +504,7 @@ function restoreUnsafeInstructions(stashDir: string, recorder: Recorder): void {
 function restoreCheckoutCredentials(
   stashDir: string,
   env: NodeJS.ProcessEnv,
-  recorder: Recorder
+  recorder: StateRecorder
 ): void {
   const removed = recorder.state.credentials?.removed ?? []
   let error: string | undefined
@@ -538,7 +546,7 @@ async function restartCli(
 }
 
 /** What the progress comment shows, from the run's state. */
-function progressOf(recorder: Recorder, startedAt: string, runUrl: string | undefined) {
+function progressOf(recorder: StateRecorder, startedAt: string, runUrl: string | undefined) {
   const { state } = recorder
   let denied = 0
   for (const counts of state.permissionCounts.values()) denied += counts.deny
@@ -660,7 +668,7 @@ function askerFor(
 async function loadCheckedPolicy(
   settings: Settings,
   env: NodeJS.ProcessEnv,
-  recorder: Recorder
+  recorder: StateRecorder
 ): Promise<CompiledPolicy> {
   let policy: CompiledPolicy
   try {

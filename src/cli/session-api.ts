@@ -103,7 +103,7 @@ export interface CallOptions {
 }
 
 /**
- * What a run needs from the CLI. `CopilotApi` implements it over JSON-RPC; tests drive `Run`
+ * What a run needs from the CLI. `CopilotApi` implements it over JSON-RPC; tests drive `SessionRun`
  * with an in-memory implementation.
  */
 export interface SessionApi {

@@ -19,8 +19,8 @@ import { messageOf } from '../errors.js'
 import { clip } from '../reporting/text.js'
 import type { GitHubClient } from './client.js'
 import { AUTHORED_EVENTS, isGatedEvent } from './gated-events.js'
-import type { PermissionLevel, RepoRef } from './permissions.js'
-import { canWrite, repositoryPermission } from './permissions.js'
+import type { PermissionLevel, RepoRef } from './repo-permissions.js'
+import { canWrite, repositoryPermission } from './repo-permissions.js'
 
 /**
  * The people behind a gated event: the triggering actor (who started this run, e.g. a re-run),

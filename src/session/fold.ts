@@ -46,7 +46,7 @@ import type {
   ToolCallRecord,
   ToolStats
 } from '../reporting/types.js'
-import { sandboxEvidence } from './sandbox.js'
+import { sandboxEvidence } from './sandbox-probe.js'
 
 /** The rule a denial by the OS sandbox is recorded under (tool calls, counts, the comment). */
 export const SANDBOX_RULE = 'sandbox'

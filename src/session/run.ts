@@ -15,14 +15,14 @@ import type { Policy } from '../policy/types.js'
 import type { SandboxConfig } from '../policy/sandbox.js'
 import type { WorkspaceAudit } from './audit.js'
 import { AUTH_FIX, checkAuth } from './auth.js'
-import { runCommands, type CommandsOptions } from './commands.js'
+import { runCommands, type CommandsOptions } from './setup-verify.js'
 import { waitForEnd } from './endings.js'
 import { dataOf } from '../cli/protocol.js'
 import type { Ending, RunInput } from './fold.js'
 import type { Logger } from './log.js'
-import { Permissions, type Asker } from './permissions.js'
+import { Permissions, type Asker } from './permission-requests.js'
 import { PlanExit } from './plan-exit.js'
-import type { Recorder } from './recorder.js'
+import type { StateRecorder } from './recorder.js'
 import { describeRepositoryConfig, repositoryConfigOptions } from './repository-config.js'
 import { Todos } from './todos.js'
 
@@ -31,7 +31,7 @@ export type { Logger } from './log.js'
 export interface RunOptions {
   api: SessionApi
   policy: Policy
-  recorder: Recorder
+  recorder: StateRecorder
   log: Logger
   prompt: string
   workingDirectory: string
@@ -110,7 +110,7 @@ export function repairPrompt(verify: readonly CommandRecord[]): string {
   ].join('\n\n')
 }
 
-export class Run {
+export class SessionRun {
   private sessionId: string | null = null
   private lastEventAt = Date.now()
   private readonly pending = new Set<Promise<unknown>>()
