@@ -22,7 +22,7 @@
 import { execFile } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
-import type { Decision } from '../policy/types.js'
+import type { Decision } from '../policy/index.js'
 
 /** What the walk keeps of one path. */
 export interface Entry {

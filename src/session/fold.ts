@@ -18,7 +18,7 @@ import {
   type SessionEvent,
   type Todo
 } from '../cli/protocol.js'
-import type { Decision } from '../policy/types.js'
+import type { Decision } from '../policy/index.js'
 import {
   clip,
   formatMinutes,
