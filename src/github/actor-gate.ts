@@ -12,11 +12,11 @@
  * doubt (no actor, no author, an API failure) refuses: the gate fails closed.
  *
  * Reasons are plain text for a notice or a log line; they contain the actor's login, so render
- * them in markdown only through the reporting module's neutralizers.
+ * them in markdown only through the neutralizers of text/safe-text.ts.
  */
 import { z } from 'zod'
 import { messageOf } from '../errors.js'
-import { clip } from '../reporting/text.js'
+import { clip } from '../text/safe-text.js'
 import type { GitHubClient } from './client.js'
 import { AUTHORED_EVENTS, isGatedEvent } from './gated-events.js'
 import type { PermissionLevel, RepoRef } from './repo-permissions.js'

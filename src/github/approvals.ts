@@ -40,7 +40,7 @@ import {
   inlineMarkdown,
   stripUnsafeChars,
   truncate
-} from '../reporting/text.js'
+} from '../text/safe-text.js'
 import type { GitHubClient } from './client.js'
 import type { PermissionLevel } from './repo-permissions.js'
 import { canWrite, repositoryPermission } from './repo-permissions.js'

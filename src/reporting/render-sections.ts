@@ -15,7 +15,7 @@ import {
   type UnavailableTool,
   type View
 } from './render-view.js'
-import { codeBlock, formatDuration, formatInt, tailLines } from './text.js'
+import { codeBlock, formatDuration, formatInt, tailLines } from '../text/safe-text.js'
 import type { CommandRecord, McpServerRecord, PermissionRecord, RunStatus } from './types.js'
 
 /** How much of each untrusted text a render shows; the trimming steps lower them. */

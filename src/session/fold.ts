@@ -26,7 +26,7 @@ import {
   redactDeepNormalized,
   redactNormalized,
   truncate
-} from '../reporting/text.js'
+} from '../text/safe-text.js'
 import type {
   ApprovalRecord,
   AuditRecord,

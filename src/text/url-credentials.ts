@@ -16,7 +16,7 @@
 const HIDDEN = '***'
 
 /**
- * Secrets shorter than this are neither registered nor redacted (the redactor, reporting/text.ts,
+ * Secrets shorter than this are neither registered nor redacted (the redactor, safe-text.ts,
  * ignores them too): redacting `a` or `the` would destroy the text.
  */
 export const MIN_SECRET_LENGTH = 4

@@ -6,7 +6,7 @@
  * must never ping anyone, link or cross-reference issues, inject raw HTML, forge the hidden
  * marker comment the action uses to find its sticky comment, or break out of the block it is in.
  */
-import { MIN_SECRET_LENGTH } from '../text/url-credentials.js'
+import { MIN_SECRET_LENGTH } from './url-credentials.js'
 
 /** What a redacted secret is replaced with. */
 export const REDACTED = '***'
