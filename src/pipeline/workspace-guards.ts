@@ -182,25 +182,38 @@ export function stashUnsafeInstructions(
   return stashDir
 }
 
+/** A put-back's record, and what it could not put back (its failures, or what it threw). */
+function attempt<T extends { failed: readonly string[] }>(
+  restore: () => T
+): { record?: T; error?: string } {
+  try {
+    const record = restore()
+    return record.failed.length > 0 ? { record, error: record.failed.join('; ') } : { record }
+  } catch (caught) {
+    return { error: messageOf(caught) }
+  }
+}
+
+/** How a put-back went, for the run's state; a failure is logged: the post step tries again. */
+function putBackOutcome(
+  what: string,
+  error: string | undefined
+): { restored: boolean; error?: string } {
+  if (error === undefined) return { restored: true }
+  log.warning(`Could not put ${what} back (the post step tries again): ${error}`)
+  return { restored: false, error }
+}
+
 /** Puts the instruction files back after the session; a failure is left to the post step. */
 function restoreUnsafeInstructions(stashDir: string, recorder: StateRecorder): void {
   const kept = recorder.state.instructionFiles?.kept ?? []
-  let error: string | undefined
-  try {
-    const record = restoreInstructionFiles(stashDir)
-    if (record.failed.length > 0) error = record.failed.join('; ')
-    if (record.restored.length > 0) {
-      log.info(`Put the instruction files back: ${record.restored.join(', ')}`)
-    }
-  } catch (caught) {
-    error = messageOf(caught)
-  }
-  if (error !== undefined) {
-    log.warning(`Could not put the instruction files back (the post step tries again): ${error}`)
+  const { record, error } = attempt(() => restoreInstructionFiles(stashDir))
+  if (record && record.restored.length > 0) {
+    log.info(`Put the instruction files back: ${record.restored.join(', ')}`)
   }
   recorder.record({
     type: 'instruction-files',
-    record: { kept, restored: error === undefined, ...(error === undefined ? {} : { error }) }
+    record: { kept, ...putBackOutcome('the instruction files', error) }
   })
 }
 
@@ -211,27 +224,18 @@ function restoreCheckoutCredentials(
   recorder: StateRecorder
 ): void {
   const removed = recorder.state.credentials?.removed ?? []
-  let error: string | undefined
-  try {
-    const record = restoreCredentials(stashDir, { env })
-    if (!record.found) return
-    if (record.failed.length > 0) error = record.failed.join('; ')
-    if (record.restored.length > 0) {
-      log.info(`Put the checkout credentials back into ${record.restored.join(', ')}`)
-    }
-    if (record.merged.length > 0) {
-      log.warning(
-        `${record.merged.join(', ')} changed during the session: the checkout credentials were added back to it entry by entry.`
-      )
-    }
-  } catch (caught) {
-    error = messageOf(caught)
+  const { record, error } = attempt(() => restoreCredentials(stashDir, { env }))
+  if (record && !record.found) return
+  if (record && record.restored.length > 0) {
+    log.info(`Put the checkout credentials back into ${record.restored.join(', ')}`)
   }
-  if (error !== undefined) {
-    log.warning(`Could not put the checkout credentials back (the post step tries again): ${error}`)
+  if (record && record.merged.length > 0) {
+    log.warning(
+      `${record.merged.join(', ')} changed during the session: the checkout credentials were added back to it entry by entry.`
+    )
   }
   recorder.record({
     type: 'credentials',
-    record: { removed, restored: error === undefined, ...(error === undefined ? {} : { error }) }
+    record: { removed, ...putBackOutcome('the checkout credentials', error) }
   })
 }

@@ -49,6 +49,17 @@ export {
   settle
 } from './state/settle.js'
 
+/** Whether what was set aside was put back after the session (its error redacted and clipped). */
+function putBack(
+  state: RunState,
+  record: { restored: boolean; error?: string }
+): { restored: boolean; error?: string } {
+  return {
+    restored: record.restored,
+    ...(record.error === undefined ? {} : { error: clip(clean(state, record.error), 1000) })
+  }
+}
+
 /** Fold one input into the state. Unknown event types, deltas and malformed data are ignored. */
 export function fold(state: RunState, input: RunInput): RunState {
   switch (input.type) {
@@ -107,10 +118,7 @@ export function fold(state: RunState, input: RunInput): RunState {
         removed: input.record.removed
           .slice(0, REPORT_LIMITS.credentials)
           .map((key) => clip(clean(state, key), 500)),
-        restored: input.record.restored,
-        ...(input.record.error === undefined
-          ? {}
-          : { error: clip(clean(state, input.record.error), 1000) })
+        ...putBack(state, input.record)
       }
       break
     case 'instruction-files':
@@ -119,10 +127,7 @@ export function fold(state: RunState, input: RunInput): RunState {
           path: clip(clean(state, file.path), 500),
           reason: clip(clean(state, file.reason), 500)
         })),
-        restored: input.record.restored,
-        ...(input.record.error === undefined
-          ? {}
-          : { error: clip(clean(state, input.record.error), 1000) })
+        ...putBack(state, input.record)
       }
       break
     case 'decision':
