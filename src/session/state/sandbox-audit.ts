@@ -9,7 +9,10 @@ import type { SessionEvent } from '../../cli/protocol.js'
 import { clip } from '../../text/safe-text.js'
 import { sandboxEvidence } from '../sandbox-probe.js'
 
-/** The rule a denial by the OS sandbox is recorded under (tool calls, counts, the comment). */
+/**
+ * The rule a denial by the OS sandbox is recorded under (tool calls, counts, the comment). A
+ * built-in id (policy/schema.ts BUILT_IN_IDS): no policy rule takes it.
+ */
 export const SANDBOX_RULE = 'sandbox'
 
 export function onAudit(state: RunState, result: Omit<AuditRecord, 'readOnly' | 'checks'>): void {
