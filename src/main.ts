@@ -81,7 +81,7 @@ export async function run(
       return { report: null, outputs: {} }
     }
     addSecrets(settings.secrets)
-    // The modes other than `run` (src/modes/): none starts an agent.
+    // The modes other than `run` (src/modes/, one line each here): none starts an agent.
     if (settings.mode === 'check-policy') return await checkPolicyOnly(settings, env)
     const event = readEvent(env)
     if (event.problem) log.warning(event.problem)

@@ -4,8 +4,7 @@
  */
 import path from 'node:path'
 import * as core from '@actions/core'
-import type { StartedCli } from '../cli/start.js'
-import type { CliStarter } from '../cli/start.js'
+import type { CliStarter, StartedCli } from '../cli/start.js'
 import { UserError, messageOf } from '../errors.js'
 import { log, redactSecrets } from '../log.js'
 import { writeRedactedEvents } from '../reporting/events-file.js'
