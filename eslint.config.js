@@ -57,5 +57,24 @@ export default tseslint.config(
         }
       ]
     }
+  },
+  {
+    // policy/index.ts is the only way into src/policy from the rest of the action.
+    files: ['src/**/*.ts'],
+    ignores: ['src/policy/**'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/policy/*', '!**/policy/index.js'],
+              message:
+                'Import the policy through src/policy/index.js (export what is missing there).'
+            }
+          ]
+        }
+      ]
+    }
   }
 )

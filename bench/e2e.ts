@@ -196,7 +196,7 @@ export async function measure(variant: Variant): Promise<Sample> {
         ? sandboxConfigFor(
             await compilePolicy(EXAMPLE_POLICY, '.github/copilot-policy.yml', workspace.dir),
             {
-              // the facts the action gives it (main.ts sandboxContext), for the floor's own home
+              // the facts the action gives it (pipeline/os-sandbox.ts sandboxContext), for the floor's own home
               workingDirectory: workspace.dir,
               env: { HOME: process.env.HOME, RUNNER_TEMP: workspace.runnerTemp },
               actionDir: path.join(ROOT, 'dist'),

@@ -13,7 +13,7 @@
  * call it (eslint.config.js).
  */
 import * as core from '@actions/core'
-import { normalizeSecrets, redactNormalized } from './reporting/text.js'
+import { normalizeSecrets, redactNormalized } from './text/safe-text.js'
 import type { Logger } from './session/log.js'
 import { neutralizeWorkflowCommands } from './text/workflow-commands.js'
 

@@ -10,6 +10,7 @@ import { isInside, namedInside, readTreeFile, workspaceRoots } from './tree-file
 import type { CustomAgent } from './session/custom-agent.js'
 import type { McpServersInput } from './session/mcp-servers.js'
 import { parseSafeOutputs, type SafeOutputKind } from './session/safe-output-kinds.js'
+import type { Provider } from './cli/session-config.js'
 
 /** The Copilot CLI version this action is tested against and installs by default. */
 export const DEFAULT_CLI_VERSION = '1.0.102'
@@ -18,12 +19,6 @@ export const DEFAULT_POLICY_PATH = '.github/copilot-policy.yml'
 /** The reasoning efforts the Copilot CLI accepts. */
 export const REASONING_EFFORTS = ['low', 'medium', 'high', 'xhigh'] as const
 export type ReasoningEffort = (typeof REASONING_EFFORTS)[number]
-
-export interface Provider {
-  type: 'openai' | 'azure' | 'anthropic'
-  baseUrl: string
-  apiKey?: string
-}
 
 export interface Settings {
   /**

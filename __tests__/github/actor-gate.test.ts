@@ -1,16 +1,6 @@
 import type { CheckActorInput } from '../../src/github/actor-gate.js'
-import {
-  AUTHORED_EVENTS,
-  checkActor,
-  gateSubject,
-  isGatedEvent,
-  parseActorList,
-  UNGATED_EVENTS
-} from '../../src/github/actor-gate.js'
-import {
-  TASK_ACTIONS as EARLY_TASK_ACTIONS,
-  UNGATED_EVENTS as EARLY_UNGATED_EVENTS
-} from '../../src/cli/early.js'
+import { checkActor, gateSubject, parseActorList } from '../../src/github/actor-gate.js'
+import { AUTHORED_EVENTS, isGatedEvent, UNGATED_EVENTS } from '../../src/github/gated-events.js'
 
 /** Events anyone (or a fork) can cause: the documented ones, and others the gate must catch. */
 const GATED_EVENTS = [
@@ -88,16 +78,6 @@ describe('which events are gated', () => {
     for (const eventName of GATED_EVENTS) expect(isGatedEvent(eventName)).toBe(true)
     expect(isGatedEvent('push')).toBe(false)
     expect(isGatedEvent('')).toBe(false) // not on a runner
-  })
-
-  it('is the list the early entry uses (it must not import this module)', () => {
-    expect([...EARLY_UNGATED_EVENTS].sort()).toEqual([...UNGATED_EVENTS].sort())
-  })
-
-  it('the comment and review events and their starting action are the early entry’s too', () => {
-    expect(EARLY_TASK_ACTIONS).toEqual(
-      Object.fromEntries(Object.entries(AUTHORED_EVENTS).map(([event, a]) => [event, a.starts]))
-    )
   })
 })
 

@@ -2,7 +2,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { redactEventLine, writeRedactedEvents } from '../../src/reporting/events-file.js'
-import { normalizeSecrets } from '../../src/reporting/text.js'
+import { normalizeSecrets } from '../../src/text/safe-text.js'
 
 const SECRET = 'gw-key-7Hq2LmX9pQ"\\/x'
 const secrets = normalizeSecrets([SECRET])

@@ -17,8 +17,8 @@ import { compilePolicy, type CompiledPolicy } from '../../src/policy/index.js'
 import { toReport } from '../../src/reporting/report.js'
 import type { Report } from '../../src/reporting/types.js'
 import { checkModel, premiumQuota } from '../../src/session/account.js'
-import { Recorder } from '../../src/session/recorder.js'
-import { Run, type Logger, type RunOptions } from '../../src/session/run.js'
+import { StateRecorder } from '../../src/session/recorder.js'
+import { SessionRun, type Logger, type RunOptions } from '../../src/session/run.js'
 import {
   EXAMPLE_POLICY,
   ROOT,
@@ -94,7 +94,7 @@ async function runAgainst(
     home: path.join(run, 'home'),
     env: { PATH: process.env.PATH, FAKE_CLI_SCRIPT: scriptFile, FAKE_CLI_LOG: logFile }
   })
-  const recorder = new Recorder({
+  const recorder = new StateRecorder({
     startedAt: new Date().toISOString(),
     policySource: 'p.yml',
     workingDirectory: dir,
@@ -104,7 +104,7 @@ async function runAgainst(
   try {
     const api = new CopilotApi(new Connection(cli))
     await api.connect()
-    await new Run({
+    await new SessionRun({
       api,
       policy,
       recorder,

@@ -9,8 +9,8 @@ import path from 'node:path'
 import type { SessionEvent } from '../../src/cli/protocol.js'
 import type { CreateSessionOptions, ExternalToolResult } from '../../src/cli/session-api.js'
 import { compilePolicy } from '../../src/policy/index.js'
-import { Recorder } from '../../src/session/recorder.js'
-import { Run, type Logger } from '../../src/session/run.js'
+import { StateRecorder } from '../../src/session/recorder.js'
+import { SessionRun, type Logger } from '../../src/session/run.js'
 import { RECORDED, SafeOutputs, readProposals } from '../../src/session/safe-outputs.js'
 import { FakeSession, type ScriptStep } from '../../test-support/fake-session.js'
 
@@ -33,12 +33,12 @@ const ev = (type: string, data: unknown = {}): ScriptStep => ({
 async function drive(policyText: string, script: ScriptStep[], tools?: SafeOutputs) {
   const fake = new FakeSession(script)
   const policy = await compilePolicy(policyText, 'policy.yml', dir)
-  const recorder = new Recorder({
+  const recorder = new StateRecorder({
     startedAt: new Date().toISOString(),
     policySource: 'policy.yml',
     workingDirectory: dir
   })
-  await new Run({
+  await new SessionRun({
     api: fake,
     policy,
     recorder,

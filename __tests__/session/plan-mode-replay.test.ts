@@ -15,8 +15,8 @@ import { SessionEvent } from '../../src/cli/protocol.js'
 import { compilePolicy } from '../../src/policy/index.js'
 import { toReport } from '../../src/reporting/report.js'
 import { createState, fold, settle } from '../../src/session/fold.js'
-import { Recorder } from '../../src/session/recorder.js'
-import { Run } from '../../src/session/run.js'
+import { StateRecorder } from '../../src/session/recorder.js'
+import { SessionRun } from '../../src/session/run.js'
 import { FakeSession } from '../../test-support/fake-session.js'
 import { ROOT } from '../../test-support/action.js'
 
@@ -65,11 +65,11 @@ describe('plan-first, replaying the CLI’s recorded traffic', () => {
 
   it('the whole session, driven through Run with its plan approved, completes', async () => {
     const fake = new FakeSession(events.map((event) => ({ event })))
-    const recorder = new Recorder({
+    const recorder = new StateRecorder({
       startedAt: '2026-11-23T14:02:40.000Z',
       policySource: 'p.yml'
     })
-    const ending = await new Run({
+    const ending = await new SessionRun({
       api: fake,
       policy: await compilePolicy('version: 1\nsandbox: { mode: off }\n', 'p.yml', ROOT),
       recorder,

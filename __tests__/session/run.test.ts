@@ -10,9 +10,9 @@ import type { SessionEvent } from '../../src/cli/protocol.js'
 import { compilePolicy, type CompiledPolicy } from '../../src/policy/index.js'
 import { toReport } from '../../src/reporting/report.js'
 import type { Report } from '../../src/reporting/types.js'
-import { Recorder } from '../../src/session/recorder.js'
-import { MAX_QUESTIONS, unshowable, type Question } from '../../src/session/permissions.js'
-import { Run, type Logger, type RunOptions } from '../../src/session/run.js'
+import { StateRecorder } from '../../src/session/recorder.js'
+import { MAX_QUESTIONS, unshowable, type Question } from '../../src/session/permission-requests.js'
+import { SessionRun, type Logger, type RunOptions } from '../../src/session/run.js'
 import { FakeSession, type ScriptStep } from '../../test-support/fake-session.js'
 
 const POLICY = `version: 1
@@ -56,12 +56,12 @@ async function drive(
   fake: FakeSession,
   options: Partial<RunOptions> = {}
 ): Promise<{ report: Report; ending: string }> {
-  const recorder = new Recorder({
+  const recorder = new StateRecorder({
     startedAt: new Date().toISOString(),
     policySource: 'policy.yml',
     workingDirectory: dir
   })
-  const ending = await new Run({
+  const ending = await new SessionRun({
     api: fake,
     policy,
     recorder,

@@ -5,7 +5,7 @@
  */
 import type { SessionEvent } from '../../src/cli/protocol.js'
 import { toReport } from '../../src/reporting/report.js'
-import { formatMinutes } from '../../src/reporting/text.js'
+import { formatMinutes } from '../../src/text/safe-text.js'
 import type { CommandRecord } from '../../src/reporting/types.js'
 import {
   createState,

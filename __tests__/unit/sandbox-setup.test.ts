@@ -17,7 +17,7 @@ import {
   type RunnerFacts,
   type SetupStep
 } from '../../src/session/sandbox-setup.js'
-import { findOnPath, probeSandbox, type NetworkStack } from '../../src/session/sandbox.js'
+import { findOnPath, probeSandbox, type NetworkStack } from '../../src/session/sandbox-probe.js'
 import { itWithSandbox, itWithSandboxNetwork } from '../../test-support/sandbox-suite.js'
 
 const NO_BWRAP = {

@@ -13,35 +13,13 @@ import path from 'node:path'
 import { envInputReader, hasCredential, readSettings, type Settings } from '../settings.js'
 import { findCli, type CliExecutable } from './install.js'
 import { CliProcess } from './process.js'
+// eslint-disable-next-line @typescript-eslint/no-restricted-imports -- the entry chunk loads only this leaf, not the whole policy engine
 import { inScratchArea } from '../policy/scratch-areas.js'
-
-/**
- * The events the trusted-actor gate lets through unchecked (only writers cause them); every
- * other event is checked (github/actor-gate.ts, whose test keeps the two lists equal).
- */
-export const UNGATED_EVENTS: ReadonlySet<string> = new Set([
-  'push',
-  'schedule',
-  'workflow_dispatch',
-  'repository_dispatch',
-  'merge_group'
-])
-
-/**
- * The comment and review events, and the action that makes one a new task: on any other the gate
- * refuses whatever allow-any-actor says (github/actor-gate.ts AUTHORED_EVENTS, whose test keeps
- * the two equal).
- */
-export const TASK_ACTIONS: Readonly<Record<string, string>> = {
-  issue_comment: 'created',
-  pull_request_review_comment: 'created',
-  discussion_comment: 'created',
-  pull_request_review: 'submitted'
-}
+import { AUTHORED_EVENTS, isGatedEvent } from '../github/gated-events.js'
 
 /** Whether the event's payload is a new comment or review (or not such an event at all). */
 function startsTask(event: string, env: NodeJS.ProcessEnv): boolean {
-  const wanted = TASK_ACTIONS[event]
+  const wanted = AUTHORED_EVENTS[event]?.starts
   if (wanted === undefined) return true
   try {
     const payload = JSON.parse(fs.readFileSync(env.GITHUB_EVENT_PATH ?? '', 'utf8')) as unknown
@@ -127,7 +105,7 @@ export function launchEarly(env: NodeJS.ProcessEnv = process.env): EarlyStart {
   // On events others may cause, the CLI waits for the trusted-actor gate (main.ts), unless the
   // gate is off: an untrusted trigger must not start it, even unused.
   const event = env.GITHUB_EVENT_NAME ?? ''
-  if (event !== '' && !UNGATED_EVENTS.has(event) && !settings.allowAnyActor) return { inputs }
+  if (isGatedEvent(event) && !settings.allowAnyActor) return { inputs }
   // nor for an edited or deleted comment, which the gate refuses even then
   if (!startsTask(event, env)) return { inputs }
   const executable = findCli(settings, env)

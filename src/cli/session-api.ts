@@ -26,8 +26,9 @@ import {
   type SessionEvent,
   type Todo
 } from './protocol.js'
+// eslint-disable-next-line @typescript-eslint/no-restricted-imports -- SandboxConfig is not exported by policy/index.ts yet (issue 24)
 import type { SandboxConfig } from '../policy/sandbox.js'
-import type { Provider } from '../settings.js'
+import type { CustomAgentConfig, McpServerConfig, Provider } from './session-config.js'
 
 /** The JSON-RPC method names, in one place. */
 export const METHOD = {
@@ -70,25 +71,6 @@ export interface RepositoryConfigOptions {
   excludedTools?: string[]
 }
 
-/** One MCP server as `session.create {mcpServers}` takes it. */
-export type McpServerConfig =
-  | {
-      type: 'local' | 'stdio'
-      command: string
-      args: string[]
-      env?: Record<string, string>
-      cwd?: string
-      tools: string[]
-      timeout?: number
-    }
-  | {
-      type: 'http' | 'sse'
-      url: string
-      headers?: Record<string, string>
-      tools: string[]
-      timeout?: number
-    }
-
 /** A tool the action gives the agent (`session.create {tools}`): the model sees it by `name`. */
 export interface ExternalToolDefinition {
   name: string
@@ -102,14 +84,6 @@ export interface ExternalToolResult {
   textResultForLlm: string
   resultType: 'success' | 'failure'
   error?: string
-}
-
-/** One custom agent as `session.create {customAgents}` takes it. */
-export interface CustomAgentConfig {
-  name: string
-  description: string
-  prompt: string
-  tools?: string[]
 }
 
 export interface CreateSessionOptions {
@@ -161,7 +135,7 @@ export interface CallOptions {
 }
 
 /**
- * What a run needs from the CLI. `CopilotApi` implements it over JSON-RPC; tests drive `Run`
+ * What a run needs from the CLI. `CopilotApi` implements it over JSON-RPC; tests drive `SessionRun`
  * with an in-memory implementation.
  */
 export interface SessionApi {

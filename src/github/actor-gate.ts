@@ -12,48 +12,15 @@
  * doubt (no actor, no author, an API failure) refuses: the gate fails closed.
  *
  * Reasons are plain text for a notice or a log line; they contain the actor's login, so render
- * them in markdown only through the reporting module's neutralizers.
+ * them in markdown only through the neutralizers of text/safe-text.ts.
  */
 import { z } from 'zod'
 import { messageOf } from '../errors.js'
-import { clip } from '../reporting/text.js'
+import { clip } from '../text/safe-text.js'
 import type { GitHubClient } from './client.js'
-import type { PermissionLevel, RepoRef } from './permissions.js'
-import { canWrite, repositoryPermission } from './permissions.js'
-
-/**
- * The events only people with write access can cause (a push, a schedule set in the default
- * branch, a manual or API dispatch, the merge queue): not gated. Every other event, including
- * ones GitHub adds later, is gated — an allowlist, so a new way for strangers to trigger a
- * workflow (a discussion comment, a star, a fork's workflow_run) fails closed.
- */
-export const UNGATED_EVENTS = [
-  'push',
-  'schedule',
-  'workflow_dispatch',
-  'repository_dispatch',
-  'merge_group'
-] as const
-
-/** Whether the event's actor must be checked. No event name: not on a runner (local runs). */
-export function isGatedEvent(eventName: string): boolean {
-  return eventName !== '' && !(UNGATED_EVENTS as readonly string[]).includes(eventName)
-}
-
-/**
- * The events whose task is the text of a comment or a review, what in the payload holds it, and
- * the one action that makes it a new task: `created` (`submitted` for a review). On any other
- * (`edited`, `deleted`, `dismissed`) the sender is whoever edited, deleted or dismissed it, not
- * who wrote the text the workflow hands the agent: those never start it.
- */
-export const AUTHORED_EVENTS: Readonly<
-  Record<string, { object: 'comment' | 'review'; starts: string }>
-> = {
-  issue_comment: { object: 'comment', starts: 'created' },
-  pull_request_review_comment: { object: 'comment', starts: 'created' },
-  discussion_comment: { object: 'comment', starts: 'created' },
-  pull_request_review: { object: 'review', starts: 'submitted' }
-}
+import { AUTHORED_EVENTS, isGatedEvent } from './gated-events.js'
+import type { PermissionLevel, RepoRef } from './repo-permissions.js'
+import { canWrite, repositoryPermission } from './repo-permissions.js'
 
 /**
  * The people behind a gated event: the triggering actor (who started this run, e.g. a re-run),

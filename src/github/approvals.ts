@@ -45,10 +45,10 @@ import {
   inlineMarkdown,
   stripUnsafeChars,
   truncate
-} from '../reporting/text.js'
+} from '../text/safe-text.js'
 import type { GitHubClient } from './client.js'
-import type { PermissionLevel } from './permissions.js'
-import { canWrite, repositoryPermission } from './permissions.js'
+import type { PermissionLevel } from './repo-permissions.js'
+import { canWrite, repositoryPermission } from './repo-permissions.js'
 
 export interface AskRequest {
   /** Short id people quote in their answer: use {@link newAskId}. */

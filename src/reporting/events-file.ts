@@ -9,7 +9,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import readline from 'node:readline'
 import { once } from 'node:events'
-import { redactDeepNormalized, redactNormalized } from './text.js'
+import { redactDeepNormalized, redactNormalized } from '../text/safe-text.js'
 
 /** One line of events.jsonl with the secrets redacted; the JSON stays one line. */
 export function redactEventLine(line: string, normalized: readonly string[]): string {

@@ -6,7 +6,13 @@
  * is logged and forgotten. `stop()` ends it before the final comment is written.
  */
 import type { Phase } from '../session/fold.js'
-import { codeSpan, formatDuration, inlineText, normalizeSecrets, redactNormalized } from './text.js'
+import {
+  codeSpan,
+  formatDuration,
+  inlineText,
+  normalizeSecrets,
+  redactNormalized
+} from '../text/safe-text.js'
 import type { TodoRecord } from './types.js'
 
 export interface Progress {

@@ -27,7 +27,7 @@ import {
   relativePath,
   type View
 } from './render-view.js'
-import { formatInt } from './text.js'
+import { formatInt } from '../text/safe-text.js'
 
 export const COMMENT_LIMITS: Limits = {
   summary: 4000,

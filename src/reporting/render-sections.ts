@@ -3,6 +3,7 @@
  * wrong (and how to fix it), the agent's summary as its claim, the plan. Each returns null when
  * it has nothing to say: no section is ever rendered empty.
  */
+// eslint-disable-next-line @typescript-eslint/no-restricted-imports -- not exported by policy/index.ts yet (issue 24)
 import { adviseOnDenial, type Advice } from '../policy/suggest.js'
 import { passed } from './figures.js'
 import { FAILING_OUTPUT_CHARS, FAILING_OUTPUT_LINES } from './limits.js'
@@ -18,7 +19,7 @@ import {
   type View
 } from './render-view.js'
 import { formatTestCounts, testCounts } from './test-counts.js'
-import { codeBlock, formatDuration, formatInt, tailLines } from './text.js'
+import { codeBlock, formatDuration, formatInt, tailLines } from '../text/safe-text.js'
 import type { CommandRecord, McpServerRecord, PermissionRecord, RunStatus } from './types.js'
 
 /** How much of each untrusted text a render shows; the trimming steps lower them. */

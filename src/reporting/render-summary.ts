@@ -27,7 +27,7 @@ import {
   relativePath,
   type View
 } from './render-view.js'
-import { formatDuration, formatInt, tableCell } from './text.js'
+import { formatDuration, formatInt, tableCell } from '../text/safe-text.js'
 import type { PermissionRecord, SubagentRecord, ToolCallRecord } from './types.js'
 
 export const SUMMARY_LIMITS: Limits = {

@@ -15,7 +15,7 @@ import {
   redactNormalized,
   tableCell,
   truncate
-} from './text.js'
+} from '../text/safe-text.js'
 import type {
   CommandRecord,
   ModelUsage,

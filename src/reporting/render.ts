@@ -24,12 +24,12 @@ import {
   type RenderOptions
 } from './render-view.js'
 import { COMMENT_MAX_LENGTH, SUMMARY_MAX_LENGTH } from './limits.js'
-import { normalizeSecrets, redactNormalized, truncate } from './text.js'
+import { normalizeSecrets, redactNormalized, truncate } from '../text/safe-text.js'
 import type { Report } from './types.js'
 
 export { COMMENT_MAX_LENGTH, GITHUB_COMMENT_LIMIT, SUMMARY_MAX_LENGTH } from './limits.js'
 export { relativePath, type RenderOptions } from './render-view.js'
-export { formatDuration, formatMinutes } from './text.js'
+export { formatDuration, formatMinutes } from '../text/safe-text.js'
 
 /**
  * The sticky PR comment: headline, what went wrong and how to fix it, the agent's summary as its

@@ -4,7 +4,7 @@
  * status once with `settle`.
  */
 import { REPORT_LIMITS, settle, type RunState, type Settled } from '../session/fold.js'
-import { clip, redactNormalized, truncate } from './text.js'
+import { clip, redactNormalized, truncate } from '../text/safe-text.js'
 import type { Metrics, ModelUsage, Report } from './types.js'
 
 export interface ReportOptions {

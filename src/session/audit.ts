@@ -22,7 +22,7 @@
 import { execFile } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
-import type { Decision } from '../policy/types.js'
+import type { Decision } from '../policy/index.js'
 
 /** What the walk keeps of one path. */
 export interface Entry {
@@ -84,8 +84,12 @@ export function isPlantable(rel: string): boolean {
   return /(^|\/)node_modules\/\.bin\//.test(rel)
 }
 
-/** The rule of the violation an audit cut short by its entry limit reports. */
+/**
+ * The rules of the audit's own violations: an audit cut short by its entry limit, a change to
+ * git's config or hooks. Built-in ids (policy/schema.ts BUILT_IN_IDS): no policy rule takes them.
+ */
 export const AUDIT_INCOMPLETE = 'audit-incomplete'
+export const GIT_INTERNALS = 'git-internals'
 
 /** Walks past this many entries are cut short (and the report says the audit was incomplete). */
 export const MAX_ENTRIES = 400_000
@@ -600,7 +604,7 @@ function verdict(
 ): { rule: string; reason?: string } | undefined {
   if (isGitControl(rel)) {
     return {
-      rule: 'git-internals',
+      rule: GIT_INTERNALS,
       reason: "git's config and hooks name programs git runs; only the workflow may change them"
     }
   }

@@ -258,19 +258,7 @@ function restoreFile(
       if (entry.action === 'removed') {
         git(['config', '--file', copy, '--add', entry.key, entry.value ?? ''])
       } else if (entry.replacement !== undefined && entry.value !== null) {
-        git(
-          [
-            'config',
-            '--file',
-            copy,
-            '--fixed-value',
-            '--replace-all',
-            entry.key,
-            entry.value,
-            entry.replacement
-          ],
-          [0, 5]
-        )
+        replaceAll(git, copy, entry.key, entry.replacement, entry.value)
       }
     }
     replaceFile(file.path, fs.readFileSync(copy), file.mode)
@@ -518,6 +506,11 @@ function listConfig(git: Git, file: string): [string, string | null][] {
   return entries
 }
 
+/** In the config file `copy`, every value `from` of `key` becomes `to` (none there: no change). */
+function replaceAll(git: Git, copy: string, key: string, from: string, to: string): void {
+  git(['config', '--file', copy, '--fixed-value', '--replace-all', key, to, from], [0, 5])
+}
+
 /** The file's text with the entries taken out, made with git on a private copy. */
 function sanitize(
   git: Git,
@@ -538,19 +531,7 @@ function sanitize(
           [0, 5]
         )
       } else if (entry.replacement !== undefined) {
-        git(
-          [
-            'config',
-            '--file',
-            copy,
-            '--fixed-value',
-            '--replace-all',
-            entry.key,
-            entry.replacement,
-            entry.value
-          ],
-          [0, 5]
-        )
+        replaceAll(git, copy, entry.key, entry.value, entry.replacement)
       }
     }
     return fs.readFileSync(copy)

@@ -17,7 +17,7 @@
  */
 import fs from 'node:fs'
 import { z } from 'zod'
-import type { McpServerConfig } from '../cli/session-api.js'
+import type { McpServerConfig } from '../cli/session-config.js'
 import { UserError } from '../errors.js'
 import { excerpt } from '../text/excerpt.js'
 import { isInside, readTreeFile, TreeFileError, type TreeFile } from '../tree-file.js'
@@ -63,8 +63,13 @@ export interface McpServersInput {
   secrets: string[]
 }
 
-/** Values shorter than this are not worth masking (masking `true` would garble the log). */
-const MIN_SECRET_LENGTH = 8
+/**
+ * An MCP server's env and header values are settings and credentials alike, none declared secret:
+ * shorter values than this are taken for settings (`true`, `debug`, `8080`), not credentials, and
+ * are not masked (masking `true` would garble the log). Longer than MIN_SECRET_LENGTH, the floor
+ * for values known to be secret (a token, a key), which the redactor applies to every secret.
+ */
+const MIN_CREDENTIAL_LIKE_LENGTH = 8
 
 /**
  * Reads the `mcp-servers` input: inline JSON (starts with `{`) or a path to a JSON file,
@@ -158,7 +163,7 @@ export function parseMcpServers(text: string, source: string): McpServersInput {
     servers[name] = server
     const values = 'url' in server ? server.headers : server.env
     for (const value of Object.values(values ?? {})) {
-      if (value.length >= MIN_SECRET_LENGTH) secrets.push(value)
+      if (value.length >= MIN_CREDENTIAL_LIKE_LENGTH) secrets.push(value)
     }
     // a token in the URL (`?t=…`, a key in the path): the CLI's errors quote the URL
     if ('url' in server) secrets.push(...urlSecrets(server.url))

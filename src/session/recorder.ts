@@ -5,7 +5,7 @@
  */
 import { createState, fold, type RunInput, type RunState, type StateOptions } from './fold.js'
 
-export class Recorder {
+export class StateRecorder {
   readonly state: RunState
   private readonly listeners = new Set<(input: RunInput) => void>()
 

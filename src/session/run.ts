@@ -8,28 +8,23 @@
  */
 import type { CreateSessionResult } from '../cli/protocol.js'
 import type { CommandRecord } from '../reporting/types.js'
-import type {
-  CustomAgentConfig,
-  ExternalToolDefinition,
-  ExternalToolResult,
-  McpServerConfig,
-  SessionApi
-} from '../cli/session-api.js'
+import type { ExternalToolDefinition, ExternalToolResult, SessionApi } from '../cli/session-api.js'
+import type { CustomAgentConfig, McpServerConfig, Provider } from '../cli/session-config.js'
 import { UserError, messageOf } from '../errors.js'
-import type { Policy } from '../policy/types.js'
+import type { Policy } from '../policy/index.js'
+// eslint-disable-next-line @typescript-eslint/no-restricted-imports -- SandboxConfig is not exported by policy/index.ts yet (issue 24)
 import type { SandboxConfig } from '../policy/sandbox.js'
-import type { Provider } from '../settings.js'
 import type { WorkspaceAudit } from './audit.js'
 import { AUTH_FIX, checkAuth } from './auth.js'
 import { premiumQuota, verifyModel } from './account.js'
-import { runCommands, type CommandsOptions } from './commands.js'
+import { runCommands, type CommandsOptions } from './setup-verify.js'
 import { waitForEnd } from './endings.js'
 import { dataOf } from '../cli/protocol.js'
 import type { Ending, RunInput } from './fold.js'
 import type { Logger } from './log.js'
-import { Permissions, type Asker } from './permissions.js'
+import { Permissions, type Asker } from './permission-requests.js'
 import { PlanExit } from './plan-exit.js'
-import type { Recorder } from './recorder.js'
+import type { StateRecorder } from './recorder.js'
 import { describeRepositoryConfig, repositoryConfigOptions } from './repository-config.js'
 import { Todos } from './todos.js'
 
@@ -38,7 +33,7 @@ export type { Logger } from './log.js'
 export interface RunOptions {
   api: SessionApi
   policy: Policy
-  recorder: Recorder
+  recorder: StateRecorder
   log: Logger
   prompt: string
   workingDirectory: string
@@ -136,7 +131,7 @@ export function repairPrompt(verify: readonly CommandRecord[]): string {
   ].join('\n\n')
 }
 
-export class Run {
+export class SessionRun {
   private sessionId: string | null = null
   private lastEventAt = Date.now()
   private readonly pending = new Set<Promise<unknown>>()

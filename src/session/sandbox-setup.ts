@@ -20,7 +20,7 @@ import {
   TUN_DEVICE,
   type NetworkStack,
   type SandboxProbe
-} from './sandbox.js'
+} from './sandbox-probe.js'
 
 /** Where Ubuntu says whether unprivileged user namespaces are restricted by AppArmor. */
 export const APPARMOR_USERNS_SYSCTL = '/proc/sys/kernel/apparmor_restrict_unprivileged_userns'

@@ -15,8 +15,11 @@
 /** What a hidden part of a URL shows as. */
 const HIDDEN = '***'
 
-/** Secrets shorter than this are not registered (as in reporting/text.ts). */
-const MIN_SECRET_LENGTH = 4
+/**
+ * Secrets shorter than this are neither registered nor redacted (the redactor, safe-text.ts,
+ * ignores them too): redacting `a` or `the` would destroy the text.
+ */
+export const MIN_SECRET_LENGTH = 4
 
 /** One piece of a name, between `-`, `_`, `.` or `~`. */
 function isNamePiece(piece: string): boolean {

@@ -6,12 +6,10 @@
  * must never ping anyone, link or cross-reference issues, inject raw HTML, forge the hidden
  * marker comment the action uses to find its sticky comment, or break out of the block it is in.
  */
+import { MIN_SECRET_LENGTH } from './url-credentials.js'
 
 /** What a redacted secret is replaced with. */
 export const REDACTED = '***'
-
-/** Secrets shorter than this are ignored: redacting `a` or `the` would destroy the text. */
-export const MIN_SECRET_LENGTH = 4
 
 /**
  * Encoded forms shorter than this are not redacted: a few characters of base64 could be anywhere.

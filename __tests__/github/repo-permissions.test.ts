@@ -4,7 +4,7 @@ import {
   levelOf,
   PERMISSION_LEVELS,
   repositoryPermission
-} from '../../src/github/permissions.js'
+} from '../../src/github/repo-permissions.js'
 import type { FakeGitHub } from '../../test-support/github-api.js'
 import { startFakeGitHub } from '../../test-support/github-api.js'
 import { fakeClient } from './helpers.js'

@@ -17,7 +17,7 @@ import {
   planSandbox,
   probeSandbox,
   sandboxEvidence
-} from '../../src/session/sandbox.js'
+} from '../../src/session/sandbox-probe.js'
 import type { SessionEvent } from '../../src/cli/protocol.js'
 import { itWithSandbox } from '../../test-support/sandbox-suite.js'
 

@@ -15,7 +15,7 @@ import type { SessionApi } from '../cli/session-api.js'
 import { messageOf } from '../errors.js'
 import type { CommandRecord } from '../reporting/types.js'
 
-export interface ShellCommand {
+export interface PhaseCommand {
   phase: 'setup' | 'verify'
   command: string
 }
@@ -43,7 +43,7 @@ const TAIL_CHARS = 4000
 let counter = 0
 
 export async function runShellCommand(
-  spec: ShellCommand,
+  spec: PhaseCommand,
   options: ShellRunOptions
 ): Promise<CommandRecord> {
   const dir = path.join(options.scratchDir, `command-${process.pid}-${++counter}`)

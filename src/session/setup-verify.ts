@@ -1,12 +1,12 @@
 /**
- * The setup and verify commands, each run through the session (shell.ts) in its own log group,
+ * The setup and verify commands, each run through the session (shell-exec.ts) in its own log group,
  * its record folded into the run's state.
  */
 import type { SessionApi } from '../cli/session-api.js'
 import type { CommandRecord } from '../reporting/types.js'
 import type { RunInput } from './fold.js'
 import type { Logger } from './log.js'
-import { runShellCommand } from './shell.js'
+import { runShellCommand } from './shell-exec.js'
 
 export interface CommandsOptions {
   api: SessionApi

@@ -15,7 +15,7 @@ import {
   tableCell,
   tailLines,
   truncate
-} from '../../src/reporting/text.js'
+} from '../../src/text/safe-text.js'
 
 const ZWSP = '\u200B'
 const ZWJ = '\u200D'
