@@ -130,8 +130,8 @@ describe('the JSON Schema of the policy file', () => {
 
   it('covers the example policies we ship', () => {
     const names = shipped.map(([name]) => name)
-    // the first workflow's policy, and the ask-gated recipe's
-    expect(names.filter((n) => n.startsWith('README.md example'))).toHaveLength(2)
+    // the first workflow's policy, the pull-request recipe's and the ask-gated recipe's
+    expect(names.filter((n) => n.startsWith('README.md example'))).toHaveLength(3)
     // the policy file, and the ask rule example
     expect(names.filter((n) => n.startsWith('policy/README.md example'))).toHaveLength(2)
     expect(exampleDirs).toHaveLength(3)

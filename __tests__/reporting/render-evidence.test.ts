@@ -185,6 +185,36 @@ describe('4. advice ranked and safe', () => {
     expect(body).not.toContain('```yaml')
   })
 
+  it('in a run that never finished, puts the denial that blocked it and the limit before a failing verify command', () => {
+    const report = incomplete([
+      denial({ subject: 'npm install mathjs', rule: 'no-install', reason: 'use the lockfile' })
+    ])
+    report.commands.push({
+      phase: 'verify',
+      command: 'npm test',
+      exitCode: 1,
+      timedOut: false,
+      durationMs: 1800,
+      outputTail: 'Tests:       2 failed, 3 passed, 5 total'
+    })
+    const body = comment(report)
+    const denied = body.indexOf('**Denied by the policy**')
+    const limit = body.indexOf('**Error:**')
+    const verify = body.indexOf('The verify command `npm test` failed')
+    expect(denied).toBeGreaterThan(-1)
+    expect(limit).toBeGreaterThan(denied)
+    expect(verify).toBeGreaterThan(limit)
+  })
+
+  it('says a line the agent repeated once, with how many times', () => {
+    const said = 'said: I cannot install `mathjs`: the policy denies it.'
+    const report = incomplete([])
+    report.lastActivity = ['ran bash: npm install mathjs', said, said, said, 'autopilot stopped']
+    const body = comment(report)
+    expect(body).toContain(`${said} (×3)`)
+    expect(body.split(said).length - 1).toBe(1)
+  })
+
   it('suggests no rule for /tmp downloads, raw registry URLs or paths outside the workspace', () => {
     const body = comment(
       incomplete([

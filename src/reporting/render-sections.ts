@@ -302,15 +302,23 @@ export function problemsSection(view: View, limits: Limits): string | null {
   if (cancelled) parts.push(cancelledPart(view))
   const violations = violationsPart(view, limits)
   if (violations !== null) parts.push(violations)
+  const ranOut =
+    report.status === 'incomplete' ||
+    report.status === 'budget-exceeded' ||
+    report.status === 'timed-out'
+  // A failing command is what went wrong, unless the agent never finished: then its failure is a
+  // consequence, said after the cause and the limit.
+  const failingParts: string[] = []
   const [failing, ...otherFailing] = view.failingCommands
   if (failing !== undefined) {
-    parts.push(failingCommandPart(view, failing, limits))
+    failingParts.push(failingCommandPart(view, failing, limits))
     if (otherFailing.length > 0) {
       const list = otherFailing.slice(0, 5).map((c) => `- ${commandLine(view, c, limits.detail)}`)
       if (otherFailing.length > 5) list.push(`- … ${more(otherFailing.length - 5, 'command')}`)
-      parts.push(`Also failed:\n\n${list.join('\n')}`)
+      failingParts.push(`Also failed:\n\n${list.join('\n')}`)
     }
   }
+  if (!ranOut) parts.push(...failingParts)
   // What blocked the agent: for a run that ran out (a limit, or gave up), the cause comes first.
   const blocked: string[] = []
   // a policy violation is what the audit found after the agent's work, not what blocked it
@@ -328,10 +336,6 @@ export function problemsSection(view: View, limits: Limits): string | null {
   }
   const unanswered = unansweredPart(view, limits)
   if (unanswered !== null) blocked.push(unanswered)
-  const ranOut =
-    report.status === 'incomplete' ||
-    report.status === 'budget-exceeded' ||
-    report.status === 'timed-out'
   if (ranOut) parts.push(...blocked)
   // The error, unless the failing command, the cancellation or the refused task_complete says it.
   const type = report.error?.type
@@ -341,6 +345,7 @@ export function problemsSection(view: View, limits: Limits): string | null {
     (violations !== null && type === 'policy-violation') ||
     (cancelled && type === 'cancelled')
   if (report.error && !said) parts.push(errorPart(view, limits))
+  if (ranOut) parts.push(...failingParts)
   if (rejected) {
     const reason = report.completion?.reason
     parts.push(
@@ -378,7 +383,7 @@ export function problemsSection(view: View, limits: Limits): string | null {
   if (parts.length === 0 && !completed) parts.push(noErrorLine(report.status))
   if (parts.length === 0) return null
   if (!completed && report.status !== 'verify-failed' && limits.activity > 0) {
-    const activity = report.lastActivity.slice(-limits.activity)
+    const activity = collapseRepeats(report.lastActivity).slice(-limits.activity)
     if (activity.length > 0) {
       parts.push(
         details(
@@ -389,6 +394,17 @@ export function problemsSection(view: View, limits: Limits): string | null {
     }
   }
   return [PROBLEMS_HEADING, ...parts].join('\n\n')
+}
+
+/** Consecutive identical lines as one, with how many times (`said: … (×3)`). */
+export function collapseRepeats(lines: readonly string[]): string[] {
+  const out: Array<{ line: string; times: number }> = []
+  for (const line of lines) {
+    const last = out[out.length - 1]
+    if (last !== undefined && last.line === line) last.times++
+    else out.push({ line, times: 1 })
+  }
+  return out.map(({ line, times }) => (times > 1 ? `${line} (×${times})` : line))
 }
 
 /** `🛑 The workflow run was cancelled at 3 m 12 s, during the verify commands; … re-run` */
