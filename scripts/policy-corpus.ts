@@ -99,9 +99,12 @@ const literals = new Set<string>()
 for (const file of readdirSync(testDir).sort()) {
   if (!file.endsWith('.ts')) continue
   const text = readFileSync(path.join(testDir, file), 'utf8')
-  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, false)
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true)
   const visit = (node: ts.Node): void => {
-    if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) {
+    const parent = node.parent as ts.Node | undefined
+    const specifier =
+      parent !== undefined && (ts.isImportDeclaration(parent) || ts.isExportDeclaration(parent))
+    if ((ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) && !specifier) {
       if (node.text.trim() !== '' && node.text.length < 2000) literals.add(node.text)
     }
     ts.forEachChild(node, visit)

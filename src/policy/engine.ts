@@ -28,16 +28,11 @@ import {
   type SubjectPath,
   type PathGlob
 } from './paths.js'
-import { commandSpellings } from './commands.js'
+import { commandSpellings, type CdTarget } from './programs/index.js'
 import { excerpt } from './errors.js'
 import { GIT_CONFIG, runnerPaths, sensitiveDirectory, sensitiveWordReason } from './sensitive.js'
-import {
-  analyzeShell,
-  type CdTarget,
-  type ShellCommand,
-  type ShellItem,
-  type ShellWord
-} from './shell.js'
+import { analyzeShell, type ShellCommand, type ShellItem } from './shell.js'
+import type { ShellWord } from './shell-word.js'
 import type { PresetName, SandboxMode } from './schema.js'
 import type { PolicyTestCase } from './testing.js'
 import type {

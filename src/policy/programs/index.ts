@@ -1,0 +1,193 @@
+/**
+ * What the programs people allow do beyond their name: the files their options and operands
+ * write, the code some options run, the network some options reach. The shell analyzer calls
+ * `commandEffects` for every simple command it finds (after wrappers are unwrapped), and the
+ * engine checks each effect: writes against `write` rules, URLs against `url` rules, problems are
+ * denied (they name a built-in check, not a rule).
+ *
+ * An allow rule such as `sed *` lets the agent choose sed's options, so what a program may do is
+ * decided here from its words: one small table per program (which options take a value, which
+ * have an effect) and a handler that turns the parsed words into effects. Where a word is only
+ * known at run time and could be an option with an effect, the command is denied
+ * (`dynamic-argument`); where the effect cannot be known (a script file, a patch), it is denied
+ * by what it could do (`runs-code`, `writes-unknown`).
+ *
+ * Not covered here: `tee` (shell.ts), `find -fprint/-fprint0/-fprintf/-fls` (recorded by
+ * shell.ts's findRuns) and `find -exec/-ok`, `xargs`, `env`, ... (wrappers, shell.ts).
+ */
+import type { ShellWord } from '../shell-word.js'
+export type { CdTarget, CommandEffect, EffectProblemId, Recorder, Run } from './effects.js'
+export {
+  ENV_OPTIONS,
+  isWrapper,
+  LOADS_CODE,
+  runs,
+  scanOptions,
+  SHELLS,
+  XARGS_OPTIONS
+} from './wrappers.js'
+import {
+  COMPRESSOR_SUFFIX,
+  compressorEffects,
+  fileEffects,
+  tarEffects,
+  unzipEffects,
+  zipEffects
+} from './archives.js'
+import { awkEffects } from './awk.js'
+import { copyEffects, rsyncEffects, scpEffects } from './copy.js'
+import { curlEffects, wgetEffects } from './curl-wget.js'
+import { type CommandEffect, type Handler, lit } from './effects.js'
+import { chmodEffects, ddEffects, patchEffects, targetsEffects } from './files.js'
+import { findEffects } from './find.js'
+import { gitEffects } from './git.js'
+import { npmEffects } from './npm.js'
+import { npmArgv, npmCommand } from './npm-argv.js'
+import { manEffects, pagerEffects, rgEffects } from './pagers.js'
+import { pipEffects, pythonEffects } from './pip.js'
+import { sedEffects } from './sed.js'
+import { csplitEffects, sortEffects, splitEffects, uniqEffects } from './text.js'
+
+/**
+ * The effects of one simple command. `words[0]` is the program (a literal word, maybe a path);
+ * wrappers (`env`, `sudo`, `xargs`, `sh -c`, …) have already been unwrapped by the caller.
+ */
+export function commandEffects(words: readonly ShellWord[]): CommandEffect[] {
+  const first = words[0]
+  if (first === undefined || !first.literal) return []
+  const slash = first.text.lastIndexOf('/')
+  const name = slash < 0 ? first.text : first.text.slice(slash + 1)
+  const handler = HANDLERS.get(name)
+  if (handler === undefined) return []
+  const effects = handler(words, name)
+  // one problem of each kind is enough to deny, and reads better; a URL once
+  let seen = ''
+  return effects.filter((e) => {
+    if (e.kind === 'url') {
+      const key = `|url ${e.target.text}|`
+      if (seen.includes(key)) return false
+      seen += key
+      return true
+    }
+    if (e.kind !== 'problem') return true
+    if (seen.includes(`|${e.id}|`)) return false
+    seen += `|${e.id}|`
+    return true
+  })
+}
+
+/**
+ * Other spellings of the same command, for deny and ask rules: a rule naming a subcommand
+ * (`npm publish*`, `gh pr merge*`, `cargo publish*`) also catches it behind options
+ * (`npm --registry=x publish`, `gh -R o/r pr merge`, `gh pr -R "$R" merge`), a toolchain
+ * (`cargo +nightly publish`), or npm's abbreviations and aliases (`npm pub`, `npm i` for
+ * `npm install`). Which options take a value is not known for every program, so both readings
+ * are given: each option a flag, and each option without `=` followed by its value. Every
+ * spelling only drops words or names npm's command as npm reads it, so deny and ask rules only
+ * ever match more.
+ */
+export function commandSpellings(words: readonly ShellWord[]): ShellWord[][] {
+  const first = words[0]
+  if (first === undefined) return []
+  const flags: ShellWord[] = [first]
+  const valued: ShellWord[] = [first]
+  let options = true
+  let dropped = false
+  const program = first.text.slice(first.text.lastIndexOf('/') + 1)
+  for (let i = 1; i < words.length; i++) {
+    const w = words[i] as ShellWord
+    const t = w.literal ? w.text : w.prefix
+    const option = options && t.startsWith('-') && t !== '-'
+    const toolchain = options && i === 1 && t.startsWith('+') && /^(cargo|rustup)$/.test(program)
+    if (!option && !toolchain) {
+      flags.push(w)
+      valued.push(w)
+      continue
+    }
+    dropped = true
+    if (t === '--') {
+      options = false
+      continue
+    }
+    const next = words[i + 1]
+    if (option && !t.includes('=') && next !== undefined) {
+      const n = next.literal ? next.text : next.prefix
+      if (!(n.startsWith('-') && n !== '-')) {
+        flags.push(next) // the next word, as this option's value, stays in the flags reading
+        i++
+      }
+    }
+  }
+  const out: ShellWord[][] = dropped ? [flags, valued] : []
+  if (program === 'npm') {
+    // as npm may read it: its options left out, each word that may be its command by npm's
+    // own name for it, with the operands after it
+    const argv = npmArgv(words)
+    for (const { word, index } of argv.commands) {
+      if (!word.literal) continue
+      const name = npmCommand(word.text) ?? word.text
+      const rest = argv.operands.filter((o) => o.index > index).map((o) => o.word)
+      out.push([first, lit(name), ...rest])
+      // `npm install-test x` is `npm install x`, then `npm test`
+      if (name === 'install-test') out.push([first, lit('install'), ...rest])
+    }
+  }
+  return out
+}
+
+// ---------------------------------------------------------------------------------------------
+// The table
+
+export const HANDLERS = new Map<string, Handler>([
+  ['sed', sedEffects],
+  ['gsed', sedEffects],
+  ['find', findEffects],
+  ['sort', sortEffects],
+  ['uniq', uniqEffects],
+  ['split', splitEffects],
+  ['csplit', csplitEffects],
+  ['git', gitEffects],
+  ['file', fileEffects],
+  ['tar', tarEffects],
+  ['gtar', tarEffects],
+  ['bsdtar', tarEffects],
+  ['unzip', unzipEffects],
+  ['awk', awkEffects],
+  ['gawk', awkEffects],
+  ['mawk', awkEffects],
+  ['nawk', awkEffects],
+  ['rg', rgEffects],
+  ['less', pagerEffects],
+  ['more', pagerEffects],
+  ['man', manEffects],
+  ['cp', copyEffects],
+  ['mv', copyEffects],
+  ['install', copyEffects],
+  ['ln', copyEffects],
+  ['rsync', rsyncEffects],
+  ['scp', scpEffects],
+  ['rm', targetsEffects],
+  ['rmdir', targetsEffects],
+  ['unlink', targetsEffects],
+  ['shred', targetsEffects],
+  ['truncate', targetsEffects],
+  ['touch', targetsEffects],
+  ['mkdir', targetsEffects],
+  ['chown', targetsEffects],
+  ['chgrp', targetsEffects],
+  ['chmod', chmodEffects],
+  ['dd', ddEffects],
+  ['patch', patchEffects],
+  ['curl', curlEffects],
+  ['wget', wgetEffects],
+  ['npm', npmEffects],
+  ['npx', npmEffects],
+  ['pnpm', npmEffects],
+  ['yarn', npmEffects],
+  ['zip', zipEffects],
+  ...Object.keys(COMPRESSOR_SUFFIX).map((c): [string, Handler] => [c, compressorEffects]),
+  ['pip', pipEffects],
+  ['pip3', pipEffects],
+  ['python', pythonEffects],
+  ['python3', pythonEffects]
+])

@@ -1,0 +1,192 @@
+import type { ShellWord } from '../shell-word.js'
+import { type CommandEffect, dyn, dynamicArgument, lit } from './effects.js'
+
+// ---------------------------------------------------------------------------------------------
+// Options
+
+export interface OptionTable {
+  /** Short options that take a value (`-o f`, `-of`). */
+  shortValue?: string
+  /** Short options whose value is optional and only attached (`sed -i.bak`). */
+  shortOptional?: string
+  /** Long options that take a value (`--output=f`, `--output f`). */
+  longValue?: readonly string[]
+  /** Long options whose value is optional and only attached (`--in-place=.bak`). */
+  longOptional?: readonly string[]
+  /** Long options without a value that an abbreviation must not be read as (exact names). */
+  flags?: readonly string[]
+  /** The long name of short options (`o` → `output`); options are reported by these names. */
+  alias?: Readonly<Record<string, string>>
+  /** Long options with an effect: their abbreviations (`--outp`) count as them. */
+  effectful?: readonly string[]
+  /** Short options with an effect (a run-time word `-n$X` could add one). */
+  effectfulShort?: string
+  /** Options end at the first operand (POSIX getopt), not only at `--` (GNU). */
+  posix?: boolean
+}
+
+export interface Option {
+  name: string
+  value?: ShellWord
+}
+
+export interface Parsed {
+  options: Option[]
+  operands: ShellWord[]
+  /** Words only known at run time that could be options with an effect. */
+  unknown: ShellWord[]
+}
+
+/** The option a long name (maybe abbreviated, GNU getopt_long accepts that) stands for. */
+export function resolveLong(table: OptionTable, name: string): string {
+  const effectful = table.effectful ?? []
+  if (
+    effectful.includes(name) ||
+    table.longValue?.includes(name) === true ||
+    table.longOptional?.includes(name) === true ||
+    table.flags?.includes(name) === true
+  ) {
+    return name
+  }
+  if (name === '') return name
+  // an abbreviation of an option with an effect is read as that option, ambiguous or not
+  for (const e of effectful) if (e.startsWith(name)) return e
+  let found: string | undefined
+  for (const v of table.longValue ?? []) {
+    if (v.startsWith(name)) {
+      if (found !== undefined) return name
+      found = v
+    }
+  }
+  return found ?? name
+}
+
+export function hasEffects(table: OptionTable): boolean {
+  return (table.effectful?.length ?? 0) > 0 || (table.effectfulShort ?? '') !== ''
+}
+
+/** Parses GNU-style options (permuted unless `posix`), their values and the operands. */
+export function parseOptions(words: readonly ShellWord[], table: OptionTable, start = 1): Parsed {
+  const options: Option[] = []
+  const operands: ShellWord[] = []
+  const unknown: ShellWord[] = []
+  const shortValue = table.shortValue ?? ''
+  const shortOptional = table.shortOptional ?? ''
+  const alias = table.alias ?? {}
+  const effects = hasEffects(table)
+  let i = start
+  for (; i < words.length; i++) {
+    const w = words[i] as ShellWord
+    if (!w.literal) {
+      const p = w.prefix
+      if (p.startsWith('--')) {
+        const body = p.slice(2)
+        const eq = body.indexOf('=')
+        if (eq >= 0) {
+          const at = w.text.indexOf('=')
+          options.push({
+            name: resolveLong(table, body.slice(0, eq)),
+            value: dyn(w.text.slice(at + 1), body.slice(eq + 1))
+          })
+        } else if ((table.effectful ?? []).some((e) => e.startsWith(body) || body.startsWith(e))) {
+          unknown.push(w)
+        }
+        continue
+      }
+      if (p.startsWith('-') && p.length > 1) {
+        let settled = false
+        for (let j = 1; j < p.length; j++) {
+          const letter = p[j] as string
+          if (shortValue.includes(letter) || shortOptional.includes(letter)) {
+            options.push({
+              name: alias[letter] ?? letter,
+              value: dyn(w.text.slice(j + 1), p.slice(j + 1))
+            })
+            settled = true
+            break
+          }
+          options.push({ name: alias[letter] ?? letter })
+        }
+        if (!settled && (table.effectfulShort ?? '') !== '') unknown.push(w)
+        continue
+      }
+      if (p === '' || p === '-') {
+        // an option or an operand (or several words, or none): cannot tell
+        if (effects) unknown.push(w)
+        operands.push(w)
+        if (table.posix === true) break
+        continue
+      }
+      operands.push(w)
+      if (table.posix === true) break
+      continue
+    }
+    const t = w.text
+    if (t === '--') {
+      i++
+      break
+    }
+    if (t.length < 2 || !t.startsWith('-')) {
+      operands.push(w)
+      if (table.posix === true) {
+        i++
+        break
+      }
+      continue
+    }
+    if (t.startsWith('--')) {
+      const eq = t.indexOf('=')
+      const name = resolveLong(table, eq < 0 ? t.slice(2) : t.slice(2, eq))
+      if (eq >= 0) {
+        options.push({ name, value: lit(t.slice(eq + 1)) })
+      } else if (table.longValue?.includes(name) === true) {
+        const value = words[i + 1]
+        options.push(value === undefined ? { name } : { name, value })
+        i++
+      } else {
+        options.push({ name })
+      }
+      continue
+    }
+    for (let j = 1; j < t.length; j++) {
+      const letter = t[j] as string
+      const name = alias[letter] ?? letter
+      if (shortValue.includes(letter)) {
+        const rest = t.slice(j + 1)
+        if (rest !== '') {
+          options.push({ name, value: lit(rest) })
+        } else {
+          const value = words[i + 1]
+          options.push(value === undefined ? { name } : { name, value })
+          i++
+        }
+        break
+      }
+      if (shortOptional.includes(letter)) {
+        const rest = t.slice(j + 1)
+        options.push(rest === '' ? { name } : { name, value: lit(rest) })
+        break
+      }
+      options.push({ name })
+    }
+  }
+  for (; i < words.length; i++) operands.push(words[i] as ShellWord)
+  return { options, operands, unknown }
+}
+
+export function has(parsed: Parsed, ...names: string[]): boolean {
+  return parsed.options.some((o) => names.includes(o.name))
+}
+
+export function values(parsed: Parsed, ...names: string[]): ShellWord[] {
+  const out: ShellWord[] = []
+  for (const o of parsed.options)
+    if (o.value !== undefined && names.includes(o.name)) out.push(o.value)
+  return out
+}
+
+/** A dynamic-argument problem for the first unknown word, if any. */
+export function unknownWords(parsed: Parsed, program: string, could: string): CommandEffect[] {
+  const first = parsed.unknown[0]
+  return first === undefined ? [] : [dynamicArgument(program, first, could)]
+}

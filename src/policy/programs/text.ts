@@ -1,0 +1,132 @@
+import type { ShellWord } from '../shell-word.js'
+import {
+  type CommandEffect,
+  dyn,
+  fileWrite,
+  globDirectory,
+  lit,
+  problem,
+  runsCode,
+  write,
+  writesUnknown
+} from './effects.js'
+import { type OptionTable, has, parseOptions, unknownWords, values } from './options.js'
+
+// ---------------------------------------------------------------------------------------------
+// sort, uniq, split, csplit
+
+export const SORT: OptionTable = {
+  shortValue: 'kotST',
+  longValue: [
+    'key',
+    'output',
+    'field-separator',
+    'buffer-size',
+    'temporary-directory',
+    'compress-program',
+    'parallel',
+    'batch-size',
+    'files0-from',
+    'random-source',
+    'sort'
+  ],
+  longOptional: ['check'],
+  alias: { k: 'key', o: 'output', t: 'field-separator', S: 'buffer-size' },
+  effectful: ['output', 'compress-program'],
+  effectfulShort: 'o'
+}
+
+export function sortEffects(words: readonly ShellWord[], name: string): CommandEffect[] {
+  const parsed = parseOptions(words, SORT)
+  const out = unknownWords(parsed, name, 'an option that writes a file or runs a program (-o)')
+  for (const file of values(parsed, 'output')) out.push(fileWrite(`${name} -o`, file))
+  if (has(parsed, 'output') && values(parsed, 'output').length === 0) {
+    out.push(writesUnknown(`${name} -o without a file name`))
+  }
+  if (has(parsed, 'compress-program')) {
+    out.push(runsCode(`${name} --compress-program runs that program`))
+  }
+  return out
+}
+
+export const UNIQ: OptionTable = {
+  shortValue: 'fsw',
+  longValue: ['skip-fields', 'skip-chars', 'check-chars'],
+  longOptional: ['all-repeated', 'group']
+}
+
+export function uniqEffects(words: readonly ShellWord[], name: string): CommandEffect[] {
+  const parsed = parseOptions(words, UNIQ)
+  const [input, output] = parsed.operands
+  if (input !== undefined && !input.literal && globDirectory(input) === undefined) {
+    return [
+      problem(
+        'dynamic-argument',
+        `"${input.text}" is only known when the command runs, and it could be several words: ` +
+          `${name} writes its second operand`
+      )
+    ]
+  }
+  if (input !== undefined && !input.literal) {
+    return [write(`${name} output`, dyn(input.text, input.prefix))]
+  }
+  return output === undefined ? [] : [fileWrite(`${name} output`, output)]
+}
+
+export const SPLIT: OptionTable = {
+  shortValue: 'abClnt',
+  longValue: [
+    'suffix-length',
+    'additional-suffix',
+    'bytes',
+    'line-bytes',
+    'lines',
+    'number',
+    'separator',
+    'filter'
+  ],
+  longOptional: ['numeric-suffixes', 'hex-suffixes'],
+  alias: { a: 'suffix-length', d: 'numeric-suffixes', x: 'hex-suffixes' },
+  effectful: ['filter', 'additional-suffix'],
+  effectfulShort: ''
+}
+
+export function splitEffects(words: readonly ShellWord[], name: string): CommandEffect[] {
+  const parsed = parseOptions(words, SPLIT)
+  const out = unknownWords(parsed, name, 'an option that runs a program (--filter)')
+  if (has(parsed, 'filter')) out.push(runsCode(`${name} --filter runs a shell command`))
+  const prefix = parsed.operands[1] ?? lit('x')
+  const numeric = has(parsed, 'numeric-suffixes', 'hex-suffixes')
+  const additional = values(parsed, 'additional-suffix').at(-1) ?? lit('')
+  const text = `${prefix.text}${numeric ? '00' : 'aa'}${additional.text}`
+  const operandsKnown = parsed.operands.slice(0, 2).every((w) => w.literal)
+  out.push(
+    write(
+      `${name} output`,
+      prefix.literal && additional.literal && operandsKnown ? lit(text, prefix.tilde) : dyn(text)
+    )
+  )
+  return out
+}
+
+export const CSPLIT: OptionTable = {
+  shortValue: 'bfn',
+  longValue: ['suffix-format', 'prefix', 'digits'],
+  alias: { b: 'suffix-format', f: 'prefix', n: 'digits' },
+  effectful: ['suffix-format', 'prefix'],
+  effectfulShort: 'bf'
+}
+
+export const PRINTF_DIRECTIVE = /%[^a-zA-Z%]*[a-zA-Z%]/g
+
+export function csplitEffects(words: readonly ShellWord[], name: string): CommandEffect[] {
+  const parsed = parseOptions(words, CSPLIT)
+  const out = unknownWords(parsed, name, 'an option that names its output files (-f, -b)')
+  const prefix = values(parsed, 'prefix').at(-1) ?? lit('xx')
+  const format = values(parsed, 'suffix-format').at(-1)
+  const suffix = format === undefined ? '00' : format.text.replace(PRINTF_DIRECTIVE, '00')
+  const text = `${prefix.text}${suffix}`
+  const known = prefix.literal && (format === undefined || format.literal)
+  out.push(write(`${name} output`, known ? lit(text, prefix.tilde) : dyn(text)))
+  return out
+}
