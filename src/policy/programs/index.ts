@@ -16,6 +16,14 @@
  * shell.ts's findRuns) and `find -exec/-ok`, `xargs`, `env`, ... (wrappers, shell.ts).
  */
 import type { ShellWord } from '../shell-word.js'
+export {
+  ATTACHED_DIRECTORY,
+  DIRECTORY_OPTION,
+  mayMakeLinks,
+  pathOperands,
+  readsRecursively,
+  readsTreeContents
+} from './readers.js'
 export type { CdTarget, CommandEffect, EffectProblemId, Recorder, Run } from './effects.js'
 export {
   ENV_OPTIONS,
@@ -46,7 +54,7 @@ import { npmArgv, npmCommand } from './npm-argv.js'
 import { manEffects, pagerEffects, rgEffects } from './pagers.js'
 import { pipEffects, pythonEffects } from './pip.js'
 import { sedEffects } from './sed.js'
-import { csplitEffects, sortEffects, splitEffects, uniqEffects } from './text.js'
+import { csplitEffects, sortEffects, splitEffects, uniqEffects } from './line-tools.js'
 
 /**
  * The effects of one simple command. `words[0]` is the program (a literal word, maybe a path);

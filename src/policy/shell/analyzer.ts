@@ -1,13 +1,4 @@
-/**
- * Shell command analysis for the policy: parse a command line with tree-sitter-bash and list
- * every simple command bash would run (through pipelines, lists, subshells, groups, command and
- * process substitution, heredoc bodies, loops, and the commands run by wrappers such as
- * `sh -c`, `eval`, `env`, `xargs`, `sudo`, `find -exec`), every file it would write through a
- * redirection or `tee`, and everything that cannot be known before it runs.
- *
- * The CLI's own parse of the command (`commandSegments`, `possiblePaths`, ...) is never used.
- */
-import os from 'node:os'
+/** The bash analyzer: walks the tree-sitter parse and lists what a command line runs and writes. */
 import path from 'node:path'
 import type { Node, Parser } from 'web-tree-sitter'
 import {
@@ -18,107 +9,43 @@ import {
   runs,
   scanOptions,
   XARGS_OPTIONS,
-  type CdTarget,
-  type EffectProblemId
-} from './programs/index.js'
-import { dynamicWord, literalWord, type ShellWord } from './shell-word.js'
-import { sensitiveWordReason, mayBeNetworkDevice } from './sensitive.js'
+  type CdTarget
+} from '../programs/index.js'
+import { literalWord, type ShellWord } from '../shell-word.js'
+import { sensitiveWordReason, mayBeNetworkDevice } from '../sensitive.js'
 import {
   ARITHMETIC_TEST_OPERATORS,
   expansionProblem,
   isInertArithmetic,
   isInertSubscript,
   variableProblem
-} from './evaluation.js'
-import { bashParserSync } from './wasm.js'
-
-export interface ShellCommand {
-  words: ShellWord[]
-  /** Leading `NAME=value` assignments (as text), and assignments made by `env` / `export`. */
-  assignments: string[]
-  /** The normalized command: the words' text joined by single spaces. */
-  text: string
-  /** The wrappers this command was found in, outermost first (`sudo`, `sh -c`, ...). */
-  via: string[]
-  /**
-   * The variables of `for NAME in WORDS` loops around the command, when nothing in the request
-   * can set them otherwise: NAME takes each of WORDS (literal paths or plain globs).
-   */
-  loops?: Readonly<Record<string, string[]>>
-}
-
-export type ShellProblemId =
-  | 'unparsable'
-  | 'dynamic-command'
-  | 'dynamic-path'
-  | 'too-complex'
-  /** Arithmetic, subscripts, indirection: bash evaluates a variable's value as code. */
-  | 'evaluates-code'
-  /** A variable that steers later programs (HOME, PATH, GIT_*, ...) is set, unset or exported. */
-  | 'protected-variable'
-  /** A redirection to bash's /dev/tcp or /dev/udp: a network connection. */
-  | 'network-redirect'
-  /** /proc/<pid>/environ and the like, or the secrets under HOME. */
-  | 'sensitive-path'
-  | EffectProblemId
-
-export type ShellItem =
-  | { type: 'command'; command: ShellCommand }
-  /** A statement that only assigns variables (`x=1`): a command the rules must allow. */
-  | { type: 'assignment'; text: string; assignments: string[] }
-  /** A file the command writes: a redirection target, a `tee` argument, ... */
-  | {
-      type: 'write'
-      text: string
-      target: ShellWord
-      subtree?: boolean
-      /** What lands below a recursive write (CommandEffect): what is there, or these trees. */
-      removes?: boolean
-      from?: ShellWord[]
-    }
-  /**
-   * A file the shell opens for the command to read (an input redirection: `< f`, `3< f`), or one
-   * a program's script or option makes it read (`sed 'r f'`).
-   */
-  | { type: 'read'; text: string; target: ShellWord }
-  /** A URL the command reaches (`curl https://…`): checked against `url` rules. */
-  | { type: 'url'; text: string; target: ShellWord }
-  | { type: 'problem'; id: ShellProblemId; text: string; reason: string }
-
-/** A directory change seen in the command: a known target, HOME, or unknown (`cd -`, `cd $X`). */
-
-export interface ShellAnalysis {
-  items: ShellItem[]
-  cdTargets: CdTarget[]
-}
+} from '../evaluation.js'
+import { bashParserSync } from '../wasm.js'
+import { type ShellAnalysis, type ShellItem, type ShellProblemId } from './analysis.js'
+import {
+  RESERVED,
+  HEREDOC_IN_SUBSTITUTION,
+  MAX_REPAIRS,
+  SPLIT_SUBSTITUTION,
+  UNPARSED_TEXT,
+  assignmentText,
+  closingBackquote,
+  hasLineContinuation,
+  hasUnquotedMetacharacter,
+  heredocDivergence,
+  heredocInComplexSubstitution,
+  insideDoubleQuotes,
+  isAssignmentWord,
+  lineSplits,
+  loopValues,
+  makeCommand,
+  plainWords,
+  unescapeBackticks
+} from './lines.js'
+import { evalWord, joinWords } from './words.js'
 
 /** Wrapper nesting deeper than this (`sh -c "sh -c \"...\""`) is denied as too complex. */
-const MAX_DEPTH = 8
-
-/** Reserved words: as a command name they mean tree-sitter misread the command. */
-const RESERVED = new Set([
-  '!',
-  '{',
-  '}',
-  '[[',
-  ']]',
-  'case',
-  'coproc',
-  'do',
-  'done',
-  'elif',
-  'else',
-  'esac',
-  'fi',
-  'for',
-  'function',
-  'if',
-  'in',
-  'select',
-  'then',
-  'until',
-  'while'
-])
+export const MAX_DEPTH = 8
 
 /**
  * Parses `text` and lists what it would run and write. Requires `initBashParser()` first.
@@ -134,7 +61,7 @@ export function analyzeShell(
   return { items: analyzer.items, cdTargets: analyzer.cdTargets }
 }
 
-interface Context {
+export interface Context {
   /** The text being parsed (node indices point into it). */
   source: string
   depth: number
@@ -143,7 +70,7 @@ interface Context {
   loops?: Readonly<Record<string, string[]>>
 }
 
-class Analyzer {
+export class Analyzer {
   readonly items: ShellItem[] = []
   readonly cdTargets: CdTarget[] = []
 
@@ -1047,418 +974,4 @@ class Analyzer {
   recordCd(target: CdTarget): void {
     this.cdTargets.push(target)
   }
-}
-
-/** How often a command tree-sitter reads across line breaks is repaired and parsed again. */
-const MAX_REPAIRS = 4
-
-/** Nodes whose children are the words of one simple command (or one redirection). */
-const ONE_LINE = new Set(['command', 'declaration_command', 'unset_command', 'file_redirect'])
-
-/** Nodes whose children do not cover their text (quoted strings, heredoc bodies). */
-const TEXT_NODES = new Set(['string', 'heredoc_body', 'heredoc_redirect', 'translated_string'])
-/** A backslash, or whitespace other than a space or a tab (see lineSplits). */
-const BEYOND_BLANKS = /[\\]|[^\S \t]/
-
-/**
- * Where tree-sitter read one simple command across an unescaped line break (it does, e.g. for
- * `a | b | c⏎d > f`): the offsets of those line breaks, or `bad` for other stray text between
- * the words of a command.
- */
-function lineSplits(root: Node, source: string): number[] | 'bad' {
-  // Gaps between nodes hold what tree-sitter skipped: whitespace, `\⏎` and escaped blanks. With
-  // no backslash and no whitespace but spaces and tabs anywhere, every gap is spaces and tabs:
-  // nothing to find (most commands; this spares a second walk of the tree).
-  if (!BEYOND_BLANKS.test(source)) return []
-  const splits: number[] = []
-  const stack: Node[] = [root]
-  while (stack.length > 0) {
-    const node = stack.pop() as Node
-    const children = node.children
-    if (!TEXT_NODES.has(node.type)) {
-      // between the parts of anything else bash sees blanks, line breaks and comments only:
-      // an escaped tab (`cmd \<tab>`) that tree-sitter skipped is an argument to bash
-      for (let i = 1; i < children.length; i++) {
-        const gap = source.slice(
-          (children[i - 1] as Node).endIndex,
-          (children[i] as Node).startIndex
-        )
-        if (/\\(?!\r?\n)/.test(gap)) return 'bad'
-      }
-    }
-    if (ONE_LINE.has(node.type)) {
-      for (let i = 1; i < children.length; i++) {
-        const start = (children[i - 1] as Node).endIndex
-        const gap = source.slice(start, (children[i] as Node).startIndex)
-        const stray = /[^ \t]/.exec(gap.replace(/\\\r?\n/g, (m) => ' '.repeat(m.length)))
-        if (stray === null) continue
-        if (stray[0] !== '\n' && stray[0] !== '\r') return 'bad'
-        splits.push(start + stray.index)
-      }
-    }
-    stack.push(...children)
-  }
-  return [...new Set(splits)]
-}
-
-/**
- * Why bash would end this heredoc on another line than tree-sitter did, if it would. bash ends a
- * heredoc at the first line that is exactly the delimiter (after leading tabs for `<<-`);
- * tree-sitter also ends it at a line that only starts with it (`EOF ; cmd '$(x)'`), which would
- * hide commands bash runs.
- */
-function heredocDivergence(node: Node, source: string): string | undefined {
-  const children = node.children
-  const start = children.find((c) => c.type === 'heredoc_start')
-  const end = children.find((c) => c.type === 'heredoc_end')
-  if (start === undefined || end === undefined) return 'a heredoc without its end line'
-  const stripTabs = children.some((c) => !c.isNamed && c.type === '<<-')
-  const delimiter = start.text.replace(/\\(.)|['"]/g, '$1')
-  const lineStart = source.lastIndexOf('\n', end.startIndex - 1) + 1
-  const lineEnd = source.indexOf('\n', end.endIndex)
-  let endLine = source.slice(lineStart, lineEnd < 0 ? source.length : lineEnd)
-  if (stripTabs) endLine = endLine.replace(/^\t+/, '')
-  if (end.text !== delimiter || endLine !== delimiter) {
-    return `bash would not end the heredoc at "${endLine.replace(/\r/g, '\\r')}"`
-  }
-  const body = children.find((c) => c.type === 'heredoc_body')
-  const bodyText = body === undefined ? '' : source.slice(body.startIndex, lineStart)
-  for (const line of bodyText.split('\n')) {
-    if ((stripTabs ? line.replace(/^\t+/, '') : line) === delimiter) {
-      return `bash would end the heredoc earlier, at "${delimiter}"`
-    }
-  }
-  return undefined
-}
-
-/** Leaf node types whose text bash may still expand (see `unparsedText`). */
-const UNPARSED_TEXT = new Set([
-  'word',
-  'regex',
-  'extglob_pattern',
-  'string_content',
-  'heredoc_content',
-  'heredoc_body'
-])
-
-const HEREDOC_IN_SUBSTITUTION =
-  'bash 5.2 misreads heredocs inside $(...) and <(...) unless the substitution is one command ' +
-  '(it drops a following ";" and runs other commands)'
-
-/**
- * A heredoc in a substitution that is more than one simple command. bash 5.2 reprints such a
- * substitution before running it and gets it wrong: `$(a <<E ... ⏎ b | c ; d)` runs `c d`.
- * `"$(cat <<'EOF' ... EOF)"` stays fine.
- */
-function heredocInComplexSubstitution(node: Node): boolean {
-  let heredoc = false
-  const stack = [...node.children]
-  while (stack.length > 0 && !heredoc) {
-    const n = stack.pop() as Node
-    if (n.type === 'heredoc_redirect') heredoc = true
-    stack.push(...n.children)
-  }
-  if (!heredoc) return false
-  // one statement, also inside { } or ( ): `$( { cat <<EOF ... } )`
-  let scope: Node = node
-  for (;;) {
-    const statements = scope.namedChildren.filter((c) => c.type !== 'comment')
-    const only = statements[0]
-    if (statements.length !== 1 || only === undefined) return true
-    if (only.type === 'compound_statement' || only.type === 'subshell') {
-      scope = only
-      continue
-    }
-    if (only.type === 'command') return false
-    if (only.type !== 'redirected_statement') return true
-    return only.childForFieldName('body')?.type !== 'command'
-  }
-}
-
-/** `$`, `<` or `>` and the bracket after it split by line continuations. */
-const SPLIT_SUBSTITUTION = /[$<>](?:\\\r?\n)+[({[]/
-
-/**
- * A command line of plain words only: letters, digits and `_ . / : + , -`, separated by
- * spaces or tabs, on one line. Bash reads such a line as one simple command whose words are the
- * text as written: no quoting, expansion, glob, tilde, assignment, redirection, operator or
- * comment can be in it. The declaration builtins are left to the parser, which reads their words
- * as names (tree-sitter's `declaration_command`), and so are reserved words.
- */
-const PLAIN_LINE = /^[ \t]*[A-Za-z0-9_./:+,-]+(?:[ \t]+[A-Za-z0-9_./:+,-]+)*[ \t]*$/
-const NOT_PLAIN = new Set([
-  'declare',
-  'typeset',
-  'export',
-  'local',
-  'readonly',
-  'unset',
-  ...RESERVED
-])
-
-/** The words of a plain command line (PLAIN_LINE), or undefined. */
-export function plainWords(text: string): string[] | undefined {
-  if (text.length > 4096 || !PLAIN_LINE.test(text)) return undefined
-  const words = text.trim().split(/[ \t]+/)
-  if (NOT_PLAIN.has(words[0] as string)) return undefined
-  return words
-}
-
-/** A backslash-newline that is not itself escaped. */
-function hasLineContinuation(text: string): boolean {
-  for (let i = 0; i < text.length; i++) {
-    if (text[i] !== '\\') continue
-    if (text[i + 1] === '\n' || (text[i + 1] === '\r' && text[i + 2] === '\n')) return true
-    i++
-  }
-  return false
-}
-
-/** The index of the backquote that ends the one at index 0, as bash finds it; -1 if none. */
-function closingBackquote(text: string): number {
-  for (let i = 1; i < text.length; i++) {
-    if (text[i] === '\\') i++
-    else if (text[i] === '`') return i
-  }
-  return -1
-}
-
-/** Inside backquotes, a backslash escapes only $, ` and \\ (and " within double quotes). */
-function unescapeBackticks(text: string, inDoubleQuotes = false): string {
-  return text.replace(inDoubleQuotes ? /\\([$`\\"])/g : /\\([$`\\])/g, '$1')
-}
-
-/**
- * An unescaped blank or operator character: bash never has one inside an unquoted word.
- * Backquoted text (which tree-sitter leaves inside words such as `${x:-`a b`}`) is skipped.
- */
-function hasUnquotedMetacharacter(raw: string): boolean {
-  let backquoted = false
-  for (let i = 0; i < raw.length; i++) {
-    const c = raw[i] as string
-    if (c === '\\') i++
-    else if (c === '`') backquoted = !backquoted
-    else if (!backquoted && ' \t\n;&|<>()'.includes(c)) return true
-  }
-  return false
-}
-
-function isAssignmentWord(word: ShellWord): boolean {
-  return /^[A-Za-z_][A-Za-z0-9_]*\+?=/.test(word.literal ? word.text : word.prefix)
-}
-
-function insideDoubleQuotes(node: Node): boolean {
-  for (let p = node.parent; p !== null; p = p.parent) {
-    if (p.type === 'string' || p.type === 'heredoc_body') return true
-    if (p.type === 'command_substitution' || p.type === 'command' || p.type === 'program')
-      return false
-  }
-  return false
-}
-
-/**
- * The words a `for NAME in WORDS` loop gives NAME, when they are literal paths or plain globs
- * and nothing in the request may set NAME another way (an assignment, `read`, `printf -v`,
- * `declare`, `eval`, a function, a sourced file); else undefined.
- */
-function loopValues(node: Node, name: string, source: string): string[] | undefined {
-  if (node.firstChild?.type !== 'for') return undefined
-  const values: string[] = []
-  let inList = false
-  for (const child of node.children) {
-    if (child.type === 'in') {
-      inList = true
-      continue
-    }
-    if (child.type === 'do_group' || child.type === ';') inList = false
-    if (!inList || !child.isNamed) continue
-    const word = evalWord(child)
-    if (/[$`{(\\]/.test(word.text) || /(?:^|\/)\.\.(?:\/|$)/.test(word.text)) return undefined
-    values.push(
-      word.tilde && word.text.startsWith('~/') ? `${os.homedir()}${word.text.slice(1)}` : word.text
-    )
-  }
-  if (values.length === 0 || values.length > 64) return undefined
-  const setter = new RegExp(
-    `\\b${name}\\+?=|\\b(?:read|printf|mapfile|readarray|getopts|declare|typeset|local|export|readonly|unset|eval|source|wait|let)\\b|(?:^|[;&|\\s])\\.\\s|\\(\\s*\\)|\\bfunction\\b|\\bfor\\s+${name}\\b[\\s\\S]*\\bfor\\s+${name}\\b`
-  )
-  return setter.test(source) ? undefined : values
-}
-
-function makeCommand(words: ShellWord[], assignments: string[], via: string[]): ShellCommand {
-  return { words, assignments, text: words.map((w) => w.text).join(' '), via }
-}
-
-function assignmentText(node: Node): string {
-  return evalWord(node).text
-}
-
-// ---------------------------------------------------------------------------------------------
-// Words
-
-function joinWords(parts: ShellWord[]): ShellWord {
-  let text = ''
-  let prefix = ''
-  let literal = true
-  for (const part of parts) {
-    text += part.text
-    if (literal) prefix += part.literal ? part.text : part.prefix
-    literal &&= part.literal
-  }
-  return { text, literal, prefix: literal ? text : prefix, tilde: parts[0]?.tilde ?? false }
-}
-
-/** Evaluates a word node as bash would before running the command, as far as it is static. */
-export function evalWord(node: Node): ShellWord {
-  switch (node.type) {
-    case 'word':
-      return unquotedWord(node.text)
-    case 'number':
-    case 'variable_name':
-    case 'file_descriptor':
-      return literalWord(node.text)
-    case 'raw_string':
-      return literalWord(node.text.slice(1, -1))
-    case 'ansi_c_string': {
-      // bash ends a $'...' string at a decoded NUL and keeps the rest of the word: $'-exe\0'c is -exec
-      const decoded = decodeAnsiC(node.text.slice(2, -1))
-      const nul = decoded.indexOf('\0')
-      return literalWord(nul < 0 ? decoded : decoded.slice(0, nul))
-    }
-    case 'string':
-      return doubleQuoted(node)
-    case 'concatenation':
-    case 'variable_assignment': {
-      const parts: ShellWord[] = []
-      const children = node.children
-      for (let i = 0; i < children.length; i++) {
-        const child = children[i] as Node
-        if (!child.isNamed && child.type === '$') {
-          const next = children[i + 1]
-          // `$"..."` is translated through the locale's message catalog: not static
-          if (next?.type === 'string') {
-            parts.push(dynamicWord(`$${next.text}`))
-            i++
-            continue
-          }
-          parts.push(literalWord('$'))
-          continue
-        }
-        if (!child.isNamed) {
-          parts.push(literalWord(child.text))
-          continue
-        }
-        parts.push(evalWord(child))
-      }
-      return joinWords(parts)
-    }
-    default:
-      return dynamicWord(node.text)
-  }
-}
-
-const GLOB_CHARS = new Set(['*', '?', '['])
-
-function unquotedWord(raw: string): ShellWord {
-  let text = ''
-  let prefix: string | undefined
-  for (let i = 0; i < raw.length; i++) {
-    const c = raw[i] as string
-    if (c === '\\') {
-      const next = raw[i + 1]
-      if (next === undefined) {
-        text += c
-      } else if (next === '\n') {
-        i++
-      } else {
-        text += next
-        i++
-      }
-      continue
-    }
-    const extglob = (c === '@' || c === '!' || c === '+') && raw[i + 1] === '('
-    if (prefix === undefined && (GLOB_CHARS.has(c) || c === '{' || extglob)) prefix = text
-    text += c
-  }
-  const tilde = raw.startsWith('~')
-  return { text, literal: prefix === undefined, prefix: prefix ?? text, tilde }
-}
-
-function doubleQuoted(node: Node): ShellWord {
-  // tree-sitter drops line breaks between the children of a string: read the text itself
-  const raw = node.text
-  const base = node.startIndex
-  const parts: ShellWord[] = []
-  let at = 1
-  for (const child of node.namedChildren) {
-    if (child.type === 'string_content') continue
-    const from = child.startIndex - base
-    if (from > at) parts.push(literalWord(unescapeDoubleQuoted(raw.slice(at, from))))
-    parts.push(dynamicWord(child.text))
-    at = child.endIndex - base
-  }
-  const end = raw.endsWith('"') && raw.length > 1 ? raw.length - 1 : raw.length
-  if (end > at) parts.push(literalWord(unescapeDoubleQuoted(raw.slice(at, end))))
-  const word = joinWords(parts)
-  return { ...word, tilde: false }
-}
-
-function unescapeDoubleQuoted(raw: string): string {
-  return raw.replace(/\\([$`"\\\n])/g, (_m, c: string) => (c === '\n' ? '' : c))
-}
-
-const ANSI_ESCAPES: Record<string, string> = {
-  a: '\x07',
-  b: '\b',
-  e: '\x1b',
-  E: '\x1b',
-  f: '\f',
-  n: '\n',
-  r: '\r',
-  t: '\t',
-  v: '\v',
-  '\\': '\\',
-  "'": "'",
-  '"': '"',
-  '?': '?'
-}
-
-/** Decodes the body of a `$'...'` string as bash does. */
-export function decodeAnsiC(body: string): string {
-  let out = ''
-  for (let i = 0; i < body.length; i++) {
-    const c = body[i] as string
-    if (c !== '\\' || i + 1 >= body.length) {
-      out += c
-      continue
-    }
-    const n = body[i + 1] as string
-    const simple = ANSI_ESCAPES[n]
-    if (simple !== undefined) {
-      out += simple
-      i++
-    } else if (/[0-7]/.test(n)) {
-      const m = /^[0-7]{1,3}/.exec(body.slice(i + 1)) as RegExpExecArray
-      out += String.fromCharCode(parseInt(m[0], 8) & 0xff)
-      i += m[0].length
-    } else if (n === 'x' || n === 'u' || n === 'U') {
-      const max = n === 'x' ? 2 : n === 'u' ? 4 : 8
-      const m = new RegExp(`^[0-9a-fA-F]{1,${max}}`).exec(body.slice(i + 2))
-      if (m === null) {
-        out += `\\${n}`
-      } else {
-        const code = parseInt(m[0], 16)
-        out += code <= 0x10ffff ? String.fromCodePoint(code) : ''
-        i += m[0].length
-      }
-      i++
-    } else if (n === 'c' && i + 2 < body.length) {
-      out += String.fromCharCode((body.charCodeAt(i + 2) & 0x1f) >>> 0)
-      i += 2
-    } else {
-      out += `\\${n}`
-      i++
-    }
-  }
-  return out
 }
