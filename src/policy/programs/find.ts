@@ -12,7 +12,7 @@ import {
 // ---------------------------------------------------------------------------------------------
 // find
 
-/** find primaries that take one argument (the -fprint family is recorded by shell.ts). */
+/** find primaries that take one argument. */
 export const FIND_ONE_ARG = new Set([
   '-amin',
   '-anewer',
@@ -58,91 +58,112 @@ export const FIND_ONE_ARG = new Set([
 export const FIND_EXEC = new Set(['-exec', '-execdir', '-ok', '-okdir'])
 export const FIND_START_END = new Set(['(', ')', '!', ','])
 
-export function findEffects(words: readonly ShellWord[]): CommandEffect[] {
-  const out: CommandEffect[] = []
+/** find's actions that write a file: the file is the next word. */
+export const FIND_WRITES = new Set(['-fprint', '-fprint0', '-fprintf', '-fls'])
+
+/**
+ * How find reads its words: the starting points, the commands its -exec family runs, the files
+ * its -fprint family writes, -delete. One reading serves both the analyzer (`findRuns`: what it
+ * runs and writes) and the effects (`findEffects`), so they cannot disagree.
+ *
+ * A word that names an action where a primary's argument stands (`find . -name -fprint x`) is
+ * read as that action too: GNU find would take it as the argument, but a reading that misses a
+ * write or a command is the wrong way to err.
+ */
+export interface FindReading {
+  starts: ShellWord[]
+  /** The commands of -exec, -execdir, -ok, -okdir (`{}` as a word only known at run time). */
+  runs: ShellWord[][]
+  /** The files of -fprint, -fprint0, -fprintf, -fls, with the action's name. */
+  writes: Array<{ action: string; file: ShellWord }>
+  deletes: boolean
+  /** -files0-from: the starting points are read from a file. */
+  files0: boolean
+  /** The first word only known at run time where an action could stand. */
+  unknown?: ShellWord
+}
+
+function isAction(word: ShellWord | undefined): boolean {
+  return word?.literal === true && (FIND_EXEC.has(word.text) || FIND_WRITES.has(word.text))
+}
+
+export function readFind(words: readonly ShellWord[]): FindReading {
+  const reading: FindReading = { starts: [], runs: [], writes: [], deletes: false, files0: false }
   const n = words.length
+  /** Skips the argument after index `at` unless it names an action: the index to go on from. */
+  const argument = (at: number): number => (isAction(words[at + 1]) ? at : at + 1)
   let i = 1
   // -H -L -P -D opts -Olevel
   while (i < n) {
     const w = words[i] as ShellWord
     if (!w.literal) break
     if (w.text === '-H' || w.text === '-L' || w.text === '-P') i++
-    else if (w.text === '-D') i += 2
+    else if (w.text === '-D') i = argument(i) + 1
     else if (w.text.startsWith('-O') && w.text.length > 2) i++
     else break
   }
-  const starts: ShellWord[] = []
-  let unknown: ShellWord | undefined
   for (; i < n; i++) {
     const w = words[i] as ShellWord
     if (w.literal && (w.text.startsWith('-') || FIND_START_END.has(w.text))) break
-    if (!w.literal && (w.prefix === '' || w.prefix.startsWith('-'))) unknown ??= w
-    starts.push(w)
+    if (!w.literal && (w.prefix === '' || w.prefix.startsWith('-'))) reading.unknown ??= w
+    reading.starts.push(w)
   }
-  let del = false
-  let files0 = false
   for (; i < n; i++) {
     const w = words[i] as ShellWord
     if (!w.literal) {
-      if (w.prefix === '' || w.prefix.startsWith('-')) unknown ??= w
+      if (w.prefix === '' || w.prefix.startsWith('-')) reading.unknown ??= w
       continue
     }
     const t = w.text
     if (FIND_EXEC.has(t)) {
-      // the command is checked on its own (shell.ts); skip to its end
+      const inner: ShellWord[] = []
       while (i + 1 < n) {
         i++
         const x = words[i] as ShellWord
         // `+` ends -exec only right after `{}`; elsewhere it is an argument (GNU find)
         if (x.literal && (x.text === ';' || (x.text === '+' && words[i - 1]?.text === '{}'))) break
+        inner.push(x.literal && x.text.includes('{}') ? dynamicWord(x.text, '') : x)
       }
+      if (inner.length > 0) reading.runs.push(inner)
+    } else if (FIND_WRITES.has(t)) {
+      const file = words[i + 1]
+      if (file !== undefined) reading.writes.push({ action: t, file })
+      i++
+      if (t === '-fprintf') i = argument(i) // the format
     } else if (t === '-delete') {
-      del = true
+      reading.deletes = true
     } else if (t === '-files0-from') {
-      files0 = true
-      i++
-    } else if (t === '-fprintf' || t.startsWith('-newer')) {
-      i += t === '-fprintf' ? 2 : 1
-    } else if (FIND_ONE_ARG.has(t)) {
-      i++
+      reading.files0 = true
+      i = argument(i)
+    } else if (t.startsWith('-newer') || FIND_ONE_ARG.has(t)) {
+      i = argument(i)
     }
   }
-  if (unknown !== undefined) {
-    out.push(dynamicArgument('find', unknown, 'an action such as -delete, -fprint or -exec'))
+  return reading
+}
+
+/** What find does beyond what it runs and -fprint writes (`findRuns`): -delete, unknown words. */
+export function findEffects(words: readonly ShellWord[]): CommandEffect[] {
+  const reading = readFind(words)
+  const out: CommandEffect[] = []
+  if (reading.unknown !== undefined) {
+    out.push(
+      dynamicArgument('find', reading.unknown, 'an action such as -delete, -fprint or -exec')
+    )
   }
-  if (del) {
-    if (files0) {
+  if (reading.deletes) {
+    if (reading.files0) {
       out.push(writesUnknown('find -delete with -files0-from deletes paths listed in a file'))
     }
-    for (const start of starts.length > 0 || files0 ? starts : [lit('.')]) {
-      out.push(fileWrite('find -delete', start, true))
-    }
+    const starts = reading.starts.length > 0 || reading.files0 ? reading.starts : [lit('.')]
+    for (const start of starts) out.push(fileWrite('find -delete', start, true))
   }
   return out
 }
 
-/** What find runs (`-exec`, `-ok`, ...) and the files its -fprint family writes. */
+/** What find runs (`-exec`, `-ok`, ...), recording the files its -fprint family writes. */
 export function findRuns(words: ShellWord[], recorder: Recorder): Run[] {
-  const out: Run[] = []
-  for (let i = 1; i < words.length; i++) {
-    const w = words[i] as ShellWord
-    if (!w.literal) continue
-    if (['-exec', '-execdir', '-ok', '-okdir'].includes(w.text)) {
-      const inner: ShellWord[] = []
-      let j = i + 1
-      for (; j < words.length; j++) {
-        const x = words[j] as ShellWord
-        // `+` ends -exec only right after `{}`; elsewhere it is an argument (GNU find)
-        if (x.literal && (x.text === ';' || (x.text === '+' && words[j - 1]?.text === '{}'))) break
-        inner.push(x.literal && x.text.includes('{}') ? dynamicWord(x.text, '') : x)
-      }
-      if (inner.length > 0) out.push({ kind: 'words', words: inner })
-      i = j
-    } else if (['-fprint', '-fprint0', '-fls', '-fprintf'].includes(w.text)) {
-      const file = words[i + 1]
-      if (file !== undefined) recorder.recordWrite(`find ${w.text}`, file)
-      i++
-    }
-  }
-  return out
+  const reading = readFind(words)
+  for (const { action, file } of reading.writes) recorder.recordWrite(`find ${action}`, file)
+  return reading.runs.map((inner): Run => ({ kind: 'words', words: inner }))
 }

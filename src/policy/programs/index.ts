@@ -25,6 +25,8 @@ export {
   readsTreeContents
 } from './readers.js'
 export type { CdTarget, CommandEffect, EffectProblemId, Recorder, Run } from './effects.js'
+export { PROGRAMS } from './catalog.js'
+export type { OptionRow, Program, ProgramExample, UnknownOptions } from './program.js'
 export {
   ENV_OPTIONS,
   isWrapper,
@@ -34,27 +36,10 @@ export {
   SHELLS,
   XARGS_OPTIONS
 } from './wrappers.js'
-import {
-  COMPRESSOR_SUFFIX,
-  compressorEffects,
-  fileEffects,
-  tarEffects,
-  unzipEffects,
-  zipEffects
-} from './archives.js'
-import { awkEffects } from './awk.js'
-import { copyEffects, rsyncEffects, scpEffects } from './copy.js'
-import { curlEffects, wgetEffects } from './curl-wget.js'
-import { type CommandEffect, type Handler, lit } from './effects.js'
-import { chmodEffects, ddEffects, patchEffects, targetsEffects } from './files.js'
-import { findEffects } from './find.js'
-import { gitEffects } from './git.js'
-import { npmEffects } from './npm.js'
+import { PROGRAMS } from './catalog.js'
+import { type CommandEffect, lit } from './effects.js'
+import type { Program } from './program.js'
 import { npmArgv, npmCommand } from './npm-argv.js'
-import { manEffects, pagerEffects, rgEffects } from './pagers.js'
-import { pipEffects, pythonEffects } from './pip.js'
-import { sedEffects } from './sed.js'
-import { csplitEffects, sortEffects, splitEffects, uniqEffects } from './line-tools.js'
 
 /**
  * The effects of one simple command. `words[0]` is the program (a literal word, maybe a path);
@@ -146,56 +131,15 @@ export function commandSpellings(words: readonly ShellWord[]): ShellWord[][] {
 // ---------------------------------------------------------------------------------------------
 // The table
 
-export const HANDLERS = new Map<string, Handler>([
-  ['sed', sedEffects],
-  ['gsed', sedEffects],
-  ['find', findEffects],
-  ['sort', sortEffects],
-  ['uniq', uniqEffects],
-  ['split', splitEffects],
-  ['csplit', csplitEffects],
-  ['git', gitEffects],
-  ['file', fileEffects],
-  ['tar', tarEffects],
-  ['gtar', tarEffects],
-  ['bsdtar', tarEffects],
-  ['unzip', unzipEffects],
-  ['awk', awkEffects],
-  ['gawk', awkEffects],
-  ['mawk', awkEffects],
-  ['nawk', awkEffects],
-  ['rg', rgEffects],
-  ['less', pagerEffects],
-  ['more', pagerEffects],
-  ['man', manEffects],
-  ['cp', copyEffects],
-  ['mv', copyEffects],
-  ['install', copyEffects],
-  ['ln', copyEffects],
-  ['rsync', rsyncEffects],
-  ['scp', scpEffects],
-  ['rm', targetsEffects],
-  ['rmdir', targetsEffects],
-  ['unlink', targetsEffects],
-  ['shred', targetsEffects],
-  ['truncate', targetsEffects],
-  ['touch', targetsEffects],
-  ['mkdir', targetsEffects],
-  ['chown', targetsEffects],
-  ['chgrp', targetsEffects],
-  ['chmod', chmodEffects],
-  ['dd', ddEffects],
-  ['patch', patchEffects],
-  ['curl', curlEffects],
-  ['wget', wgetEffects],
-  ['npm', npmEffects],
-  ['npx', npmEffects],
-  ['pnpm', npmEffects],
-  ['yarn', npmEffects],
-  ['zip', zipEffects],
-  ...Object.keys(COMPRESSOR_SUFFIX).map((c): [string, Handler] => [c, compressorEffects]),
-  ['pip', pipEffects],
-  ['pip3', pipEffects],
-  ['python', pythonEffects],
-  ['python3', pythonEffects]
-])
+/** Each program name's effects reader, from the catalog. */
+const HANDLERS = new Map<string, NonNullable<Program['effects']>>()
+for (const program of PROGRAMS) {
+  const effects = program.effects
+  if (effects !== undefined) for (const name of program.names) HANDLERS.set(name, effects)
+}
+
+/** What the policy knows of the program `name` (a path's last part), if anything. */
+export function programFor(name: string): Program | undefined {
+  const base = name.slice(name.lastIndexOf('/') + 1)
+  return PROGRAMS.find((p) => p.names.includes(base))
+}
