@@ -26,16 +26,9 @@ export {
 } from './readers.js'
 export type { CdTarget, CommandEffect, EffectProblemId, Recorder, Run } from './effects.js'
 export { PROGRAMS } from './catalog.js'
+export { parseOptions, scanOptions, type OptionSpec, type OptionTable } from './options.js'
 export type { OptionRow, Program, ProgramExample, UnknownOptions } from './program.js'
-export {
-  ENV_OPTIONS,
-  isWrapper,
-  LOADS_CODE,
-  runs,
-  scanOptions,
-  SHELLS,
-  XARGS_OPTIONS
-} from './wrappers.js'
+export { ENV_OPTIONS, isWrapper, LOADS_CODE, runs, SHELLS, XARGS_OPTIONS } from './wrappers.js'
 import { PROGRAMS } from './catalog.js'
 import { type CommandEffect, lit } from './effects.js'
 import type { Program } from './program.js'

@@ -23,6 +23,19 @@ export interface OptionTable {
   effectfulShort?: string
   /** Options end at the first operand (POSIX getopt), not only at `--` (GNU). */
   posix?: boolean
+  /**
+   * The table names every long option (`longValue`, `longOptional`, `flags`, `effectful`): a
+   * long option is resolved as getopt_long does (a unique prefix: `--sp` is `--split-string`),
+   * and one the table does not know (or an ambiguous prefix) stops the parse (`stopped`).
+   */
+  complete?: boolean
+  /** Numeric options (`nice -10`). */
+  numeric?: boolean
+  /**
+   * The operands start with a command (wrappers: `env`, `nice`): a word only known at run time
+   * where an option could stand stops the parse (`stopped`), and any other ends the options.
+   */
+  command?: boolean
 }
 
 export interface Option {
@@ -35,6 +48,26 @@ export interface Parsed {
   operands: ShellWord[]
   /** Words only known at run time that could be options with an effect. */
   unknown: ShellWord[]
+  /** Index of the first operand (`posix`), or past the last word when there is none. */
+  end: number
+  /**
+   * The parse stopped at `end` on a word it cannot read: an option a `complete` table does not
+   * know, or (`command`) a word only known at run time where an option could stand.
+   */
+  stopped: boolean
+}
+
+/** The long option `name` abbreviates in a complete table, or undefined (unknown, ambiguous). */
+function resolveComplete(table: OptionTable, name: string): string | undefined {
+  const all = [
+    ...(table.longValue ?? []),
+    ...(table.longOptional ?? []),
+    ...(table.flags ?? []),
+    ...(table.effectful ?? [])
+  ]
+  if (all.includes(name)) return name
+  const matches = all.filter((o) => o.startsWith(name))
+  return matches.length === 1 ? matches[0] : undefined
 }
 
 /** The option a long name (maybe abbreviated, GNU getopt_long accepts that) stands for. */
@@ -75,10 +108,18 @@ export function parseOptions(words: readonly ShellWord[], table: OptionTable, st
   const alias = table.alias ?? {}
   const effects = hasEffects(table)
   let i = start
+  let end: number | undefined
+  let stopped = false
   for (; i < words.length; i++) {
     const w = words[i] as ShellWord
     if (!w.literal) {
       const p = w.prefix
+      if (table.command === true) {
+        // `-$X` or `$X` where options may be: cannot tell what it is; else the command
+        stopped = p === '' || p.startsWith('-')
+        end = i
+        break
+      }
       if (p.startsWith('--')) {
         const body = p.slice(2)
         const eq = body.indexOf('=')
@@ -114,29 +155,52 @@ export function parseOptions(words: readonly ShellWord[], table: OptionTable, st
         // an option or an operand (or several words, or none): cannot tell
         if (effects) unknown.push(w)
         operands.push(w)
-        if (table.posix === true) break
+        if (table.posix === true) {
+          end = i
+          break
+        }
         continue
       }
       operands.push(w)
-      if (table.posix === true) break
+      if (table.posix === true) {
+        end = i
+        break
+      }
       continue
     }
     const t = w.text
     if (t === '--') {
       i++
+      end = i
       break
     }
     if (t.length < 2 || !t.startsWith('-')) {
+      if (table.command === true) {
+        end = i
+        break
+      }
       operands.push(w)
       if (table.posix === true) {
+        end = i
         i++
         break
       }
       continue
     }
+    if (table.numeric === true && /^-\d+$/.test(t)) {
+      options.push({ name: t.slice(1) })
+      continue
+    }
     if (t.startsWith('--')) {
       const eq = t.indexOf('=')
-      const name = resolveLong(table, eq < 0 ? t.slice(2) : t.slice(2, eq))
+      const written = eq < 0 ? t.slice(2) : t.slice(2, eq)
+      const complete = table.complete === true ? resolveComplete(table, written) : written
+      if (complete === undefined) {
+        stopped = true
+        end = i
+        break
+      }
+      const name = table.complete === true ? complete : resolveLong(table, written)
       if (eq >= 0) {
         options.push({ name, value: lit(t.slice(eq + 1)) })
       } else if (table.longValue?.includes(name) === true) {
@@ -170,8 +234,9 @@ export function parseOptions(words: readonly ShellWord[], table: OptionTable, st
       options.push({ name })
     }
   }
+  end ??= i
   for (; i < words.length; i++) operands.push(words[i] as ShellWord)
-  return { options, operands, unknown }
+  return { options, operands, unknown, end, stopped }
 }
 
 export function has(parsed: Parsed, ...names: string[]): boolean {
@@ -189,4 +254,50 @@ export function values(parsed: Parsed, ...names: string[]): ShellWord[] {
 export function unknownWords(parsed: Parsed, program: string, could: string): CommandEffect[] {
   const first = parsed.unknown[0]
   return first === undefined ? [] : [dynamicArgument(program, first, could)]
+}
+
+/** A wrapper's options (`env`, `timeout`, `sudo`): the table of `parseOptions`, POSIX order. */
+export interface OptionSpec {
+  /** Short options that take a value (`-n 5`, `-n5`). */
+  short?: string
+  /** Short options whose value is optional and only ever attached (`xargs -e[EOF]`). */
+  shortOptional?: string
+  /** Long options that take a value (`--signal=KILL`, `--signal KILL`). */
+  long?: string[]
+  /**
+   * The program's long options that take no value (or only an attached `=value`). With it the
+   * option table is complete: a long option is resolved as getopt_long does (a unique prefix:
+   * `--sp` is `--split-string`), and one the table does not know makes the scan dynamic.
+   */
+  flags?: string[]
+  /** Numeric options (`nice -10`). */
+  numeric?: boolean
+}
+
+export interface Scan {
+  /** Index of the first operand, or `args.length` when there is none. */
+  index: number
+  /** Options seen, with their values (`-n5` → ['n', '5']). */
+  options: Array<[string, ShellWord | undefined]>
+  /** A non-literal word where an option could be, or an unknown option: the rest is unknown. */
+  dynamic: boolean
+}
+
+/** Skips a wrapper's options at the start of `args` (after the command name): parseOptions. */
+export function scanOptions(args: ShellWord[], spec: OptionSpec, start = 1): Scan {
+  const table: OptionTable = { posix: true, command: true }
+  if (spec.short !== undefined) table.shortValue = spec.short
+  if (spec.shortOptional !== undefined) table.shortOptional = spec.shortOptional
+  if (spec.long !== undefined) table.longValue = spec.long
+  if (spec.flags !== undefined) {
+    table.flags = spec.flags
+    table.complete = true
+  }
+  if (spec.numeric === true) table.numeric = true
+  const parsed = parseOptions(args, table, start)
+  return {
+    index: parsed.end,
+    options: parsed.options.map((o): [string, ShellWord | undefined] => [o.name, o.value]),
+    dynamic: parsed.stopped
+  }
 }

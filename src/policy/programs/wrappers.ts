@@ -7,6 +7,7 @@ import path from 'node:path'
 import { dynamicWord, literalWord, type ShellWord } from '../shell-word.js'
 import type { Recorder, Run } from './effects.js'
 import { findRuns } from './find.js'
+import { scanOptions, type OptionSpec, type Scan } from './options.js'
 
 export const SHELLS = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh', 'ash', 'mksh', 'yash', 'fish'])
 
@@ -15,101 +16,6 @@ export const RUNTIME_ARGS: ShellWord = dynamicWord('…')
 
 // ---------------------------------------------------------------------------------------------
 // Wrappers: commands that run another command
-
-export interface OptionSpec {
-  /** Short options that take a value (`-n 5`, `-n5`). */
-  short?: string
-  /** Short options whose value is optional and only ever attached (`xargs -e[EOF]`). */
-  shortOptional?: string
-  /** Long options that take a value (`--signal=KILL`, `--signal KILL`). */
-  long?: string[]
-  /**
-   * The program's long options that take no value (or only an attached `=value`). With it the
-   * option table is complete: a long option is resolved as getopt_long does (a unique prefix:
-   * `--sp` is `--split-string`), and one the table does not know makes the scan dynamic.
-   */
-  flags?: string[]
-  /** Numeric options (`nice -10`). */
-  numeric?: boolean
-}
-
-/** The long option `name` abbreviates (getopt_long), or undefined when none or several do. */
-export function resolveLong(name: string, spec: OptionSpec): string | undefined {
-  const all = [...(spec.long ?? []), ...(spec.flags ?? [])]
-  if (all.includes(name)) return name
-  const matches = all.filter((o) => o.startsWith(name))
-  return matches.length === 1 ? matches[0] : undefined
-}
-
-export interface Scan {
-  /** Index of the first operand, or `args.length` when there is none. */
-  index: number
-  /** Options seen, with their values (`-n5` → ['n', '5']). */
-  options: Array<[string, ShellWord | undefined]>
-  /** A non-literal word where an option could be: the rest is unknown. */
-  dynamic: boolean
-}
-
-/** Skips GNU-style options at the start of `args` (after the command name). */
-export function scanOptions(args: ShellWord[], spec: OptionSpec, start = 1): Scan {
-  const short = spec.short ?? ''
-  const long = spec.long ?? []
-  const options: Scan['options'] = []
-  let i = start
-  while (i < args.length) {
-    const word = args[i] as ShellWord
-    if (!word.literal) {
-      // `-$X` or `$X` where options may be: cannot tell what it is
-      return { index: i, options, dynamic: word.prefix === '' || word.prefix.startsWith('-') }
-    }
-    const a = word.text
-    if (a === '--') return { index: i + 1, options, dynamic: false }
-    if (!a.startsWith('-') || a === '-') break
-    if (spec.numeric === true && /^-\d+$/.test(a)) {
-      options.push([a.slice(1), undefined])
-      i++
-      continue
-    }
-    if (a.startsWith('--')) {
-      const eq = a.indexOf('=')
-      const written = eq < 0 ? a.slice(2) : a.slice(2, eq)
-      const name = spec.flags === undefined ? written : resolveLong(written, spec)
-      // an option the program's table does not know (or an ambiguous prefix): unknown reading
-      if (name === undefined) return { index: i, options, dynamic: true }
-      if (eq >= 0) {
-        options.push([name, literalWord(a.slice(eq + 1))])
-      } else if (long.includes(name)) {
-        options.push([name, args[i + 1]])
-        i++
-      } else {
-        options.push([name, undefined])
-      }
-      i++
-      continue
-    }
-    let consumed = false
-    for (let j = 1; j < a.length; j++) {
-      const letter = a[j] as string
-      if (spec.shortOptional?.includes(letter) === true) {
-        options.push([letter, a.length > j + 1 ? literalWord(a.slice(j + 1)) : undefined])
-        break
-      }
-      if (short.includes(letter)) {
-        const rest = a.slice(j + 1)
-        if (rest.length > 0) {
-          options.push([letter, literalWord(rest)])
-        } else {
-          options.push([letter, args[i + 1]])
-          consumed = true
-        }
-        break
-      }
-      options.push([letter, undefined])
-    }
-    i += consumed ? 2 : 1
-  }
-  return { index: i, options, dynamic: false }
-}
 
 export function wordsFrom(args: ShellWord[], scan: Scan, label: string): Run[] {
   if (scan.dynamic) {
