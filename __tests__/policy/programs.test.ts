@@ -55,6 +55,10 @@ describe('the program catalog', () => {
       expect(program.unknownOptions.reason.length).toBeGreaterThan(20)
       expect(program.examples.length).toBeGreaterThan(0)
       expect(program.effects !== undefined || program.runs !== undefined).toBe(true)
+      const rows = program.options ?? []
+      for (const row of rows) expect(row.short ?? row.long).toBeDefined()
+      const longs = rows.flatMap((r) => (r.long === undefined ? [] : [r.long]))
+      expect(new Set(longs).size).toBe(longs.length)
     }
   )
 

@@ -11,13 +11,13 @@ import { curlEffects, wgetEffects } from './curl-wget.js'
 import { chmodEffects, ddEffects, patchEffects, targetsEffects } from './files.js'
 import { findEffects, findRuns } from './find.js'
 import { gitEffects } from './git.js'
-import { csplitEffects, sortEffects, splitEffects, uniqEffects } from './line-tools.js'
+import { csplitEffects, SORT_ROWS, sortEffects, splitEffects, uniqEffects } from './line-tools.js'
 import { npmEffects } from './npm.js'
 import { manEffects, pagerEffects, rgEffects } from './pagers.js'
 import { pipEffects, pythonEffects } from './pip.js'
 import { COMPLETE_TABLE, GETOPT_REFUSES, type Program } from './program.js'
 import { sedEffects } from './sed.js'
-import { OPAQUE_RUNNERS, runs, SHELLS } from './wrappers.js'
+import { ENV_ROWS, OPAQUE_RUNNERS, runs, SHELLS, XARGS_ROWS } from './wrappers.js'
 
 const getopt = { allowed: true, reason: GETOPT_REFUSES } as const
 const complete = { allowed: false, reason: COMPLETE_TABLE } as const
@@ -61,6 +61,7 @@ export const PROGRAMS: readonly Program[] = [
   },
   {
     names: ['sort'],
+    options: SORT_ROWS,
     unknownOptions: getopt,
     effects: sortEffects,
     examples: [
@@ -307,15 +308,34 @@ export const PROGRAMS: readonly Program[] = [
     examples: [['python -m pip install --index-url https://example.com/simple x', 'deny']]
   },
   {
-    names: ['env', 'nice', 'timeout', 'stdbuf', 'sudo', 'time', 'watch', 'flock', 'xargs'],
+    names: ['env'],
+    options: ENV_ROWS,
     unknownOptions: complete,
     runs,
     examples: [
       ['env FOO=1 ls', 'allow'],
       ['env --not-an-option ls', 'deny', 'dynamic-command'],
-      ['timeout 5 sed -i s/a/b/ .github/x', 'deny', 'workflows'],
+      ["env -S 'touch .github/x'", 'deny', 'workflows']
+    ]
+  },
+  {
+    names: ['xargs'],
+    options: XARGS_ROWS,
+    unknownOptions: complete,
+    runs,
+    examples: [
       ['xargs rm < list', 'deny', 'default'],
-      ['time -o .github/x ls', 'deny', 'workflows']
+      ['xargs --not-an-option ls', 'deny', 'dynamic-command']
+    ]
+  },
+  {
+    names: ['nice', 'timeout', 'stdbuf', 'sudo', 'time', 'watch', 'flock'],
+    unknownOptions: complete,
+    runs,
+    examples: [
+      ['timeout 5 sed -i s/a/b/ .github/x', 'deny', 'workflows'],
+      ['time -o .github/x ls', 'deny', 'workflows'],
+      ['nice -10 ls', 'allow']
     ]
   },
   {

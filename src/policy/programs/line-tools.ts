@@ -1,4 +1,5 @@
 import type { ShellWord } from '../shell-word.js'
+import type { OptionRow } from './program.js'
 import {
   type CommandEffect,
   dyn,
@@ -10,31 +11,36 @@ import {
   write,
   writesUnknown
 } from './effects.js'
-import { type OptionTable, has, parseOptions, unknownWords, values } from './options.js'
+import {
+  type OptionTable,
+  has,
+  parseOptions,
+  unknownWords,
+  values,
+  optionTable
+} from './options.js'
 
 // ---------------------------------------------------------------------------------------------
 // sort, uniq, split, csplit
 
-export const SORT: OptionTable = {
-  shortValue: 'kotST',
-  longValue: [
-    'key',
-    'output',
-    'field-separator',
-    'buffer-size',
-    'temporary-directory',
-    'compress-program',
-    'parallel',
-    'batch-size',
-    'files0-from',
-    'random-source',
-    'sort'
-  ],
-  longOptional: ['check'],
-  alias: { k: 'key', o: 'output', t: 'field-separator', S: 'buffer-size' },
-  effectful: ['output', 'compress-program'],
-  effectfulShort: 'o'
-}
+/** sort's options with a value or an effect. */
+export const SORT_ROWS: OptionRow[] = [
+  { short: 'k', long: 'key', value: 'required' },
+  { short: 'o', long: 'output', value: 'required', does: 'writes' },
+  { short: 't', long: 'field-separator', value: 'required' },
+  { short: 'S', long: 'buffer-size', value: 'required' },
+  { short: 'T', value: 'required' },
+  { long: 'temporary-directory', value: 'required' },
+  { long: 'compress-program', value: 'required', does: 'runs' },
+  { long: 'parallel', value: 'required' },
+  { long: 'batch-size', value: 'required' },
+  { long: 'files0-from', value: 'required', does: 'reads' },
+  { long: 'random-source', value: 'required', does: 'reads' },
+  { long: 'sort', value: 'required' },
+  { long: 'check', value: 'optional' }
+]
+
+export const SORT: OptionTable = optionTable(SORT_ROWS)
 
 export function sortEffects(words: readonly ShellWord[], name: string): CommandEffect[] {
   const parsed = parseOptions(words, SORT)

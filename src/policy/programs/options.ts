@@ -1,4 +1,5 @@
 import type { ShellWord } from '../shell-word.js'
+import type { OptionRow } from './program.js'
 import { type CommandEffect, dyn, dynamicArgument, lit } from './effects.js'
 
 // ---------------------------------------------------------------------------------------------
@@ -300,4 +301,49 @@ export function scanOptions(args: ShellWord[], spec: OptionSpec, start = 1): Sca
     options: parsed.options.map((o): [string, ShellWord | undefined] => [o.name, o.value]),
     dynamic: parsed.stopped
   }
+}
+
+/** Whether an option that does this has an effect the program's handler checks. */
+const EFFECTFUL = new Set(['writes', 'runs', 'connects'])
+
+/** A program's option table from its rows (a GNU program; `modes`: how it reads its words). */
+export function optionTable(
+  rows: readonly OptionRow[],
+  modes: Pick<OptionTable, 'posix' | 'complete' | 'numeric' | 'command'> = {}
+): OptionTable {
+  const table: OptionTable = { ...modes }
+  const add = (key: 'longValue' | 'longOptional' | 'flags' | 'effectful', name: string): void => {
+    table[key] = [...(table[key] ?? []), name]
+  }
+  for (const row of rows) {
+    const effectful = row.does !== undefined && EFFECTFUL.has(row.does)
+    if (row.short !== undefined) {
+      if (row.value === 'required') table.shortValue = (table.shortValue ?? '') + row.short
+      if (row.value === 'optional') table.shortOptional = (table.shortOptional ?? '') + row.short
+      if (effectful) table.effectfulShort = (table.effectfulShort ?? '') + row.short
+      if (row.long !== undefined) table.alias = { ...table.alias, [row.short]: row.long }
+    }
+    if (row.long !== undefined) {
+      if (row.value === 'required') add('longValue', row.long)
+      else if (row.value === 'optional') add('longOptional', row.long)
+      else add('flags', row.long)
+      if (effectful) add('effectful', row.long)
+    }
+  }
+  return table
+}
+
+/** A wrapper's option spec from its rows: every long option named, so the table is complete. */
+export function optionSpec(rows: readonly OptionRow[]): OptionSpec {
+  const spec: OptionSpec = { flags: [] }
+  for (const row of rows) {
+    if (row.short !== undefined && row.value === 'required')
+      spec.short = (spec.short ?? '') + row.short
+    if (row.short !== undefined && row.value === 'optional')
+      spec.shortOptional = (spec.shortOptional ?? '') + row.short
+    if (row.long === undefined) continue
+    if (row.value === 'required') spec.long = [...(spec.long ?? []), row.long]
+    else spec.flags = [...(spec.flags ?? []), row.long]
+  }
+  return spec
 }

@@ -10,12 +10,17 @@ import type { ShellWord } from '../shell-word.js'
 /** What an option does, as the policy checks it. */
 export type OptionDoes = 'reads' | 'writes' | 'runs' | 'connects' | 'sets-variable'
 
-/** One option of a program, as a row: its name, whether it takes a value, what it does. */
+/**
+ * One option of a program, as a row: its short and long name, whether it takes a value, what it
+ * does. `optionTable` / `optionSpec` (options.ts) build the parser's table from the rows.
+ */
 export interface OptionRow {
-  /** `-o`, `--output` (one row per spelling the program accepts). */
-  name: string
-  /** It takes a value: the next word, or attached (`-ofile`, `--output=file`). */
-  value?: boolean
+  /** The letter of `-o` (without the dash). */
+  short?: string
+  /** The name of `--output` (without the dashes); with `short`, the name options are read by. */
+  long?: string
+  /** `required`: the next word or attached (`-o f`, `--output=f`); `optional`: attached only. */
+  value?: 'required' | 'optional'
   /** What it does beyond printing; absent: nothing the policy checks. */
   does?: OptionDoes
 }

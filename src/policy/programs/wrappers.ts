@@ -7,7 +7,8 @@ import path from 'node:path'
 import { dynamicWord, literalWord, type ShellWord } from '../shell-word.js'
 import type { Recorder, Run } from './effects.js'
 import { findRuns } from './find.js'
-import { scanOptions, type OptionSpec, type Scan } from './options.js'
+import { optionSpec, scanOptions, type OptionSpec, type Scan } from './options.js'
+import type { OptionRow } from './program.js'
 
 export const SHELLS = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh', 'ash', 'mksh', 'yash', 'fish'])
 
@@ -403,22 +404,24 @@ export function shellRuns(words: ShellWord[]): Run[] {
   return command ? [] : [stdin]
 }
 
-export const ENV_OPTIONS: OptionSpec = {
-  short: 'uCSP',
-  long: ['unset', 'chdir', 'split-string'],
-  flags: [
-    'ignore-environment',
-    'null',
-    'debug',
-    'list-signal-handling',
-    // these take an optional value, attached only (`--default-signal=TERM`)
-    'block-signal',
-    'default-signal',
-    'ignore-signal',
-    'help',
-    'version'
-  ]
-}
+/** env's options with a value or an effect, and every long option it has. */
+export const ENV_ROWS: OptionRow[] = [
+  { short: 'u', long: 'unset', value: 'required', does: 'sets-variable' },
+  { short: 'C', long: 'chdir', value: 'required' },
+  { short: 'S', long: 'split-string', value: 'required', does: 'runs' },
+  { short: 'P', value: 'required', does: 'sets-variable' },
+  { long: 'ignore-environment' },
+  { long: 'null' },
+  { long: 'debug' },
+  { long: 'list-signal-handling' },
+  { long: 'block-signal', value: 'optional' },
+  { long: 'default-signal', value: 'optional' },
+  { long: 'ignore-signal', value: 'optional' },
+  { long: 'help' },
+  { long: 'version' }
+]
+
+export const ENV_OPTIONS: OptionSpec = optionSpec(ENV_ROWS)
 
 export function envRuns(words: ShellWord[], recorder: Recorder): Run[] {
   const scan = scanOptions(words, ENV_OPTIONS)
@@ -451,27 +454,35 @@ export function envRuns(words: ShellWord[], recorder: Recorder): Run[] {
   return [{ kind: 'words', words: rest, assignments }]
 }
 
-export const XARGS_OPTIONS: OptionSpec = {
-  short: 'adEILnPs',
-  // -e[EOF], -i[REPLACE], -l[LINES]: the value is only ever attached
-  shortOptional: 'eil',
-  long: ['arg-file', 'delimiter', 'max-args', 'max-procs', 'max-chars', 'process-slot-var'],
-  flags: [
-    'null',
-    'interactive',
-    'no-run-if-empty',
-    'open-tty',
-    'exit',
-    'show-limits',
-    'verbose',
-    // optional values, attached only (`--eof=x`)
-    'eof',
-    'replace',
-    'max-lines',
-    'help',
-    'version'
-  ]
-}
+/** xargs's options with a value or an effect, and every long option it has. */
+export const XARGS_ROWS: OptionRow[] = [
+  { short: 'a', long: 'arg-file', value: 'required', does: 'reads' },
+  { short: 'd', long: 'delimiter', value: 'required' },
+  { short: 'E', value: 'required' },
+  { short: 'I', value: 'required' },
+  { short: 'L', value: 'required' },
+  { short: 'n', long: 'max-args', value: 'required' },
+  { short: 'P', long: 'max-procs', value: 'required' },
+  { short: 's', long: 'max-chars', value: 'required' },
+  { long: 'process-slot-var', value: 'required', does: 'sets-variable' },
+  { short: 'e', value: 'optional' },
+  { short: 'i', value: 'optional' },
+  { short: 'l', value: 'optional' },
+  { long: 'null' },
+  { long: 'interactive' },
+  { long: 'no-run-if-empty' },
+  { long: 'open-tty' },
+  { long: 'exit' },
+  { long: 'show-limits' },
+  { long: 'verbose' },
+  { long: 'eof', value: 'optional' },
+  { long: 'replace', value: 'optional' },
+  { long: 'max-lines', value: 'optional' },
+  { long: 'help' },
+  { long: 'version' }
+]
+
+export const XARGS_OPTIONS: OptionSpec = optionSpec(XARGS_ROWS)
 
 export function xargsRuns(words: ShellWord[]): Run[] {
   const scan = scanOptions(words, XARGS_OPTIONS)
