@@ -1,3 +1,7 @@
+/**
+ * file, tar, unzip, zip and the compressors (gzip, xz, zstd, ...): the files they extract or
+ * replace, the hosts tar reaches.
+ */
 import type { ShellWord } from '../shell-word.js'
 import {
   type CommandEffect,

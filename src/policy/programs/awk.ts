@@ -1,3 +1,4 @@
+/** awk: the files its program writes (`print > f`) and the commands it runs (`system`, pipes). */
 import type { ShellWord } from '../shell-word.js'
 import {
   type CommandEffect,

@@ -1,3 +1,7 @@
+/**
+ * cp, mv, install, ln, rsync, scp: the destinations they write, and the hosts and shells rsync
+ * and scp reach.
+ */
 import type { ShellWord } from '../shell-word.js'
 import { isRemote } from './archives.js'
 import {

@@ -1,3 +1,4 @@
+/** curl and wget: the URLs they fetch or send to, the files they write, the options that run code. */
 import type { ShellWord } from '../shell-word.js'
 import {
   type CommandEffect,

@@ -1,3 +1,7 @@
+/**
+ * What a program does beyond its name (CommandEffect), the helpers that build effects, and what a
+ * wrapper runs (Run).
+ */
 import type { ShellWord } from '../shell-word.js'
 
 export type EffectProblemId =

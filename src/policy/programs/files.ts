@@ -1,3 +1,7 @@
+/**
+ * rm, rmdir, unlink, shred, truncate, touch, mkdir, chmod, chown, chgrp, dd, patch: the files
+ * they write or delete.
+ */
 import type { ShellWord } from '../shell-word.js'
 import {
   type CommandEffect,

@@ -1,3 +1,7 @@
+/**
+ * find: one reading of its words (readFind) for what it runs (-exec), writes (-fprint) and
+ * deletes (-delete).
+ */
 import { dynamicWord, type ShellWord } from '../shell-word.js'
 import {
   type CommandEffect,

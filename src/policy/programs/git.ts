@@ -1,3 +1,7 @@
+/**
+ * git: its global options, and the files, hosts and programs each subcommand writes, reaches or
+ * runs.
+ */
 import type { ShellWord } from '../shell-word.js'
 import {
   type CommandEffect,

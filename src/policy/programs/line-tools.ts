@@ -1,3 +1,4 @@
+/** sort, uniq, split, csplit: the files their options and operands write. */
 import type { ShellWord } from '../shell-word.js'
 import type { OptionRow } from './program.js'
 import {

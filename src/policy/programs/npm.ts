@@ -1,3 +1,7 @@
+/**
+ * npm, npx, pnpm, yarn: what they install where, the URLs they fetch, the configuration that runs
+ * code.
+ */
 import type { ShellWord } from '../shell-word.js'
 import { urlEffect } from './curl-wget.js'
 import {

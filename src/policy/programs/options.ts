@@ -1,3 +1,7 @@
+/**
+ * The one option parser every program's reading uses (parseOptions), its tables, and the rows
+ * they are built from.
+ */
 import type { ShellWord } from '../shell-word.js'
 import type { OptionRow } from './program.js'
 import { type CommandEffect, dyn, dynamicArgument, lit } from './effects.js'

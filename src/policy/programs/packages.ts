@@ -1,3 +1,7 @@
+/**
+ * Package specs and connection options shared by npm, pnpm, yarn and pip: where a spec fetches
+ * from.
+ */
 import type { ShellWord } from '../shell-word.js'
 import { urlEffect } from './curl-wget.js'
 import { type CommandEffect, lit, network } from './effects.js'

@@ -1,3 +1,4 @@
+/** rg, less, more, man: the options that run a program or write a file. */
 import type { ShellWord } from '../shell-word.js'
 import { type CommandEffect, fileWrite, runsCode } from './effects.js'
 import { type OptionTable, has, parseOptions, unknownWords, values } from './options.js'

@@ -1,3 +1,4 @@
+/** pip and `python -m pip`: the indexes and URLs it fetches from. */
 import type { ShellWord } from '../shell-word.js'
 import { urlEffect } from './curl-wget.js'
 import { type CommandEffect, dynamicArgument, lit, network } from './effects.js'

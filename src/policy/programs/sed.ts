@@ -1,3 +1,4 @@
+/** sed (GNU): the files its options and script write, read, and the commands `e` runs. */
 import type { ShellWord } from '../shell-word.js'
 import {
   type CommandEffect,
