@@ -12,8 +12,18 @@
  * (`dynamic-argument`); where the effect cannot be known (a script file, a patch), it is denied
  * by what it could do (`runs-code`, `writes-unknown`).
  *
- * Not covered here: `tee` (shell.ts), `find -fprint/-fprint0/-fprintf/-fls` (recorded by
- * shell.ts's findRuns) and `find -exec/-ok`, `xargs`, `env`, ... (wrappers, shell.ts).
+ * The registry the analyzer (shell/) and the engine ask: every program is an entry of
+ * `PROGRAMS` (catalog.ts) — its names, its options as rows, how it reads an unknown option and
+ * why, its effects (`commandEffects`), what it runs (`runs`: wrappers, `find -exec`, `sh -c`),
+ * and examples that __tests__/policy/programs.test.ts decides. What the path checks know of
+ * readers is in readers.ts. This folder imports nothing of the analyzer or the engine.
+ *
+ * Teaching the policy a new program, in five lines (more in src/policy/README.md):
+ * 1. programs/<name>.ts: option rows (optionTable) and a handler `(words, name) => effects`.
+ * 2. The handler parses with parseOptions and returns write/read/url effects and problems.
+ * 3. An entry in PROGRAMS (catalog.ts): names, handler, `unknownOptions` with its reason.
+ * 4. Examples with their decision in the entry; programs.test.ts runs them through the engine.
+ * 5. `npx tsx scripts/policy-corpus.ts` before and after, and `diff`: no other decision moved.
  */
 import type { ShellWord } from '../shell-word.js'
 export {
