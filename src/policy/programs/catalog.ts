@@ -11,12 +11,20 @@ import { curlEffects, wgetEffects } from './curl-wget.js'
 import { chmodEffects, ddEffects, patchEffects, targetsEffects } from './files.js'
 import { findEffects, findRuns } from './find.js'
 import { gitEffects } from './git.js'
-import { csplitEffects, SORT_ROWS, sortEffects, splitEffects, uniqEffects } from './line-tools.js'
+import {
+  CSPLIT_ROWS,
+  csplitEffects,
+  SORT_ROWS,
+  sortEffects,
+  splitEffects,
+  UNIQ_ROWS,
+  uniqEffects
+} from './line-tools.js'
 import { npmEffects } from './npm.js'
 import { manEffects, pagerEffects, rgEffects } from './pagers.js'
 import { pipEffects, pythonEffects } from './pip.js'
 import { COMPLETE_TABLE, GETOPT_REFUSES, type Program } from './program.js'
-import { sedEffects } from './sed.js'
+import { SED_ROWS, sedEffects } from './sed.js'
 import { ENV_ROWS, OPAQUE_RUNNERS, runs, SHELLS, XARGS_ROWS } from './wrappers.js'
 
 const getopt = { allowed: true, reason: GETOPT_REFUSES } as const
@@ -31,6 +39,7 @@ const noLongOptions = {
 export const PROGRAMS: readonly Program[] = [
   {
     names: ['sed', 'gsed'],
+    options: SED_ROWS,
     unknownOptions: getopt,
     effects: sedEffects,
     examples: [
@@ -72,6 +81,7 @@ export const PROGRAMS: readonly Program[] = [
   },
   {
     names: ['uniq'],
+    options: UNIQ_ROWS,
     unknownOptions: getopt,
     effects: uniqEffects,
     examples: [['uniq in .github/x', 'deny', 'workflows']]
@@ -84,6 +94,7 @@ export const PROGRAMS: readonly Program[] = [
   },
   {
     names: ['csplit'],
+    options: CSPLIT_ROWS,
     unknownOptions: getopt,
     effects: csplitEffects,
     examples: [['csplit -f .github/x f 3', 'deny', 'workflows']]

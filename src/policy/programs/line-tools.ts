@@ -56,11 +56,19 @@ export function sortEffects(words: readonly ShellWord[], name: string): CommandE
   return out
 }
 
-export const UNIQ: OptionTable = {
-  shortValue: 'fsw',
-  longValue: ['skip-fields', 'skip-chars', 'check-chars'],
-  longOptional: ['all-repeated', 'group']
-}
+/** uniq's options with a value. */
+export const UNIQ_ROWS: OptionRow[] = [
+  { short: 'f', value: 'required' },
+  { short: 's', value: 'required' },
+  { short: 'w', value: 'required' },
+  { long: 'skip-fields', value: 'required' },
+  { long: 'skip-chars', value: 'required' },
+  { long: 'check-chars', value: 'required' },
+  { long: 'all-repeated', value: 'optional' },
+  { long: 'group', value: 'optional' }
+]
+
+export const UNIQ: OptionTable = optionTable(UNIQ_ROWS)
 
 export function uniqEffects(words: readonly ShellWord[], name: string): CommandEffect[] {
   const parsed = parseOptions(words, UNIQ)
@@ -116,13 +124,14 @@ export function splitEffects(words: readonly ShellWord[], name: string): Command
   return out
 }
 
-export const CSPLIT: OptionTable = {
-  shortValue: 'bfn',
-  longValue: ['suffix-format', 'prefix', 'digits'],
-  alias: { b: 'suffix-format', f: 'prefix', n: 'digits' },
-  effectful: ['suffix-format', 'prefix'],
-  effectfulShort: 'bf'
-}
+/** csplit's options with a value or an effect (the names of the files it writes). */
+export const CSPLIT_ROWS: OptionRow[] = [
+  { short: 'b', long: 'suffix-format', value: 'required', does: 'writes' },
+  { short: 'f', long: 'prefix', value: 'required', does: 'writes' },
+  { short: 'n', long: 'digits', value: 'required' }
+]
+
+export const CSPLIT: OptionTable = optionTable(CSPLIT_ROWS)
 
 export const PRINTF_DIRECTIVE = /%[^a-zA-Z%]*[a-zA-Z%]/g
 

@@ -1,5 +1,6 @@
 /** sed (GNU): the files its options and script write, read, and the commands `e` runs. */
 import type { ShellWord } from '../shell-word.js'
+import type { OptionRow } from './program.js'
 import {
   type CommandEffect,
   baseName,
@@ -13,21 +14,34 @@ import {
   runsCode,
   write
 } from './effects.js'
-import { type OptionTable, has, parseOptions, unknownWords, values } from './options.js'
+import {
+  type OptionTable,
+  has,
+  parseOptions,
+  unknownWords,
+  values,
+  optionTable
+} from './options.js'
 
 // ---------------------------------------------------------------------------------------------
 // sed (GNU)
 
-export const SED: OptionTable = {
-  shortValue: 'efl',
-  shortOptional: 'i',
-  longValue: ['expression', 'file', 'line-length'],
-  longOptional: ['in-place'],
-  flags: ['quiet', 'silent', 'sandbox', 'separate', 'posix', 'debug', 'follow-symlinks'],
-  alias: { e: 'expression', f: 'file', i: 'in-place', l: 'line-length', n: 'quiet', s: 'separate' },
-  effectful: ['in-place', 'expression', 'file'],
-  effectfulShort: 'ief'
-}
+/** sed's options with a value or an effect, and its long flags. */
+export const SED_ROWS: OptionRow[] = [
+  { short: 'i', long: 'in-place', value: 'optional', does: 'writes' },
+  { short: 'e', long: 'expression', value: 'required', does: 'runs' },
+  { short: 'f', long: 'file', value: 'required', does: 'runs' },
+  { short: 'l', long: 'line-length', value: 'required' },
+  { short: 'n', long: 'quiet' },
+  { long: 'silent' },
+  { long: 'sandbox' },
+  { short: 's', long: 'separate' },
+  { long: 'posix' },
+  { long: 'debug' },
+  { long: 'follow-symlinks' }
+]
+
+export const SED: OptionTable = optionTable(SED_ROWS)
 
 export function sedEffects(words: readonly ShellWord[], name: string): CommandEffect[] {
   const parsed = parseOptions(words, SED)
