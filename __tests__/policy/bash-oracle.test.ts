@@ -11,7 +11,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import path from 'node:path'
 import fc from 'fast-check'
 import { initBashParser } from '../../src/policy/index.js'
-import { analyzeShell } from '../../src/policy/shell.js'
+import { analyzeShell } from '../../src/policy/shell/analyzer.js'
 import { tempWorkspace } from './helpers.js'
 
 const BASH = ['/usr/bin/bash', '/bin/bash'].find((p) => existsSync(p))

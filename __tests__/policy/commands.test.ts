@@ -5,9 +5,9 @@
  */
 import { rmSync } from 'node:fs'
 import path from 'node:path'
-import { commandEffects, type CommandEffect } from '../../src/policy/commands.js'
+import { commandEffects, type CommandEffect } from '../../src/policy/programs/index.js'
 import type { CompiledPolicy, Verdict } from '../../src/policy/index.js'
-import { analyzeShell } from '../../src/policy/shell.js'
+import { analyzeShell } from '../../src/policy/shell/analyzer.js'
 import { initBashParser } from '../../src/policy/wasm.js'
 import { compile, shell, tempWorkspace, writeFiles } from './helpers.js'
 

@@ -3,7 +3,8 @@
  * must be exactly the parser's, for every plain line, whatever program it names.
  */
 import fc from 'fast-check'
-import { analyzeShell, plainWords } from '../../src/policy/shell.js'
+import { analyzeShell } from '../../src/policy/shell/analyzer.js'
+import { plainWords } from '../../src/policy/shell/lines.js'
 import { bashParserSync, initBashParser } from '../../src/policy/wasm.js'
 
 beforeAll(async () => {

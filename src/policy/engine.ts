@@ -28,16 +28,21 @@ import {
   type SubjectPath,
   type PathGlob
 } from './paths.js'
-import { commandSpellings } from './commands.js'
+import {
+  ATTACHED_DIRECTORY,
+  commandSpellings,
+  DIRECTORY_OPTION,
+  mayMakeLinks,
+  pathOperands,
+  readsRecursively,
+  readsTreeContents,
+  type CdTarget
+} from './programs/index.js'
 import { excerpt } from './errors.js'
 import { GIT_CONFIG, runnerPaths, sensitiveDirectory, sensitiveWordReason } from './sensitive.js'
-import {
-  analyzeShell,
-  type CdTarget,
-  type ShellCommand,
-  type ShellItem,
-  type ShellWord
-} from './shell.js'
+import type { ShellCommand, ShellItem } from './shell/analysis.js'
+import { analyzeShell } from './shell/analyzer.js'
+import type { ShellWord } from './shell-word.js'
 import type { PresetName, SandboxMode } from './schema.js'
 import type { PolicyTestCase } from './testing.js'
 import type {
@@ -994,10 +999,7 @@ export class PolicyEngine implements Policy {
       if (item.type !== 'command') continue
       const words = item.command.words
       // a program that reads a whole tree: a directory operand holding HOME or /proc reaches them
-      const reader = RECURSIVE_READERS[path.basename(words[0]?.text ?? '')]
-      const recursive =
-        reader === true ||
-        (reader !== undefined && words.some((w) => w.literal && reader.test(w.text)))
+      const recursive = readsRecursively(words)
       // a program that reads (or renames) the files of a tree: given the repository's .git
       // directory, it reads the token in .git/config
       const contents = readsTreeContents(words)
@@ -1353,189 +1355,12 @@ function hardLinked(p: string): boolean {
   return stat !== undefined && stat.isFile() && stat.nlink > 1
 }
 
-/** The grep family's recursive options. */
-const GREP_RECURSIVE = /^-[A-Za-z]*[rRd]|^--(?:rec|der|dir)/
-
-/** Programs that read whole directory trees given as operands (`grep -r`, `rg`). */
-const RECURSIVE_READERS: Record<string, RegExp | true> = {
-  grep: GREP_RECURSIVE,
-  egrep: GREP_RECURSIVE,
-  fgrep: GREP_RECURSIVE,
-  rg: true,
-  ag: true,
-  ack: true,
-  diff: /^-[A-Za-z]*r|^--recursive/,
-  du: true,
-  tree: true,
-  ls: /^-[A-Za-z]*R|^--recursive/,
-  git: /^--no-index$/,
-  tar: /^-?[A-Za-z]*c|^--create/,
-  zip: /^-[A-Za-z]*r|^--recurse/,
-  cp: /^-[A-Za-z]*[rRa]|^--(?:recursive|archive)/,
-  rsync: true,
-  find: true
-}
-
 /** A `.git` directory or a path inside one (relative to the working directory). */
 const GIT_DIRECTORY = /(?:^|\/)\.git(?:\/|$)/i
-
-/**
- * Programs that read the files of a tree given as an operand (listing names, as `ls -R`, `du`
- * and `tree` do, reads no secret), and those that give it another name (`mv .git x`, `ln -s`).
- */
-const TREE_CONTENT_READERS: Record<string, RegExp | true> = {
-  grep: GREP_RECURSIVE,
-  egrep: GREP_RECURSIVE,
-  fgrep: GREP_RECURSIVE,
-  zgrep: GREP_RECURSIVE,
-  rg: true,
-  ag: true,
-  ack: true,
-  diff: /^-[A-Za-z]*r|^--recursive/,
-  git: /^--no-index$/,
-  tar: /^-?[A-Za-z]*[cru]|^--(?:create|append|update)/,
-  bsdtar: /^-?[A-Za-z]*[cru]|^--(?:create|append|update)/,
-  zip: true,
-  '7z': true,
-  cp: true,
-  rsync: true,
-  scp: true,
-  mv: true,
-  ln: true,
-  cpio: true,
-  find: /^-(?:exec|execdir|ok|okdir|fprint|fprint0|fprintf|fls)$/
-}
 
 /** Expansions whose value is a number: `$?`, `$#`, `$$`, `$!`, `${#x}`, `$((…))`, `$PPID`, … */
 const NUMERIC_EXPANSION =
   /\$(?:[?#$!]|\{#[A-Za-z_][A-Za-z0-9_]*\}|\(\([^()`$]*\)\)|\{?(?:PPID|BASHPID|RANDOM|SRANDOM|LINENO|SECONDS|UID|EUID)\}?(?![A-Za-z0-9_]))/g
-
-/**
- * Programs that read the files their operands name, with the options whose value is not a
- * file (`head -n N`), and whether their first operand is a pattern or script (`grep PATTERN`)
- * unless an option gives it (`-e`, `-f`).
- */
-interface Reader {
-  values?: RegExp
-  pattern?: RegExp
-}
-const GREP_VALUES =
-  /^(?:-[A-Za-z]*[emABCD]|--(?:regexp|max-count|after-context|before-context|context|label|color|colour|include|exclude|exclude-dir|binary-files|devices|directories|group-separator))$/
-const GREP_PATTERN = /^(?:-[A-Za-z]*[ef]|--(?:regexp|file)(?:=|$))/
-const PATH_READERS: Record<string, Reader> = {
-  cat: {},
-  tac: {},
-  nl: { values: /^-[A-Za-z]*[bdfhilnsvw]$/ },
-  head: { values: /^(?:-[A-Za-z]*[nc]|--(?:lines|bytes))$/ },
-  tail: {
-    values: /^(?:-[A-Za-z]*[ncs]|--(?:lines|bytes|pid|sleep-interval|max-unchanged-stats))$/
-  },
-  less: {},
-  more: {},
-  wc: {},
-  od: { values: /^-[A-Za-z]*[AjNSstw]$/ },
-  xxd: { values: /^-[A-Za-z]*[cgloOs]$/ },
-  hexdump: { values: /^-[A-Za-z]*[enos]$/ },
-  strings: { values: /^-[A-Za-z]*[ntTe]$/ },
-  base64: { values: /^-[A-Za-z]*w$/ },
-  base32: { values: /^-[A-Za-z]*w$/ },
-  md5sum: {},
-  sha1sum: {},
-  sha256sum: {},
-  sha512sum: {},
-  cksum: {},
-  b2sum: {},
-  sort: {
-    values: /^(?:-[A-Za-z]*[ktST]|--(?:key|field-separator|buffer-size|temporary-directory))$/
-  },
-  uniq: { values: /^-[A-Za-z]*[fsw]$/ },
-  cut: {
-    values: /^(?:-[A-Za-z]*[dfcb]|--(?:delimiter|fields|characters|bytes|output-delimiter))$/
-  },
-  paste: { values: /^-[A-Za-z]*d$/ },
-  join: { values: /^-[A-Za-z]*[12jteo]$/ },
-  comm: {},
-  diff: {
-    values: /^(?:-[A-Za-z]*[UCxXIL]|--(?:unified|context|exclude|label|ignore-matching-lines))$/
-  },
-  cmp: { values: /^-[A-Za-z]*[in]$/ },
-  fold: { values: /^-[A-Za-z]*w$/ },
-  fmt: { values: /^-[A-Za-z]*[wgp]$/ },
-  column: { values: /^-[A-Za-z]*[stcoNR]$/ },
-  rev: {},
-  expand: { values: /^-[A-Za-z]*t$/ },
-  iconv: { values: /^-[A-Za-z]*[ft]$/ },
-  file: {},
-  stat: { values: /^-[A-Za-z]*c$/ },
-  cp: { values: /^-[A-Za-z]*[tS]$/ },
-  mv: { values: /^-[A-Za-z]*[tS]$/ },
-  ln: { values: /^-[A-Za-z]*[tS]$/ },
-  tar: { values: /^-[A-Za-z]*[fCTX]$/ },
-  zip: {},
-  source: {},
-  '.': {},
-  dd: {},
-  grep: { values: GREP_VALUES, pattern: GREP_PATTERN },
-  egrep: { values: GREP_VALUES, pattern: GREP_PATTERN },
-  fgrep: { values: GREP_VALUES, pattern: GREP_PATTERN },
-  zgrep: { values: GREP_VALUES, pattern: GREP_PATTERN },
-  rg: {
-    values:
-      /^(?:-[A-Za-z]*[egtTmABCMj]|--(?:regexp|glob|iglob|type|type-not|max-count|context|after-context|before-context|max-columns|threads|max-depth|color|colors))$/,
-    pattern: GREP_PATTERN
-  },
-  sed: {
-    values: /^(?:-[A-Za-z]*[el]|--expression)$/,
-    pattern: /^(?:-[A-Za-z]*[ef]|--(?:expression|file)(?:=|$))/
-  },
-  awk: { values: /^-[A-Za-z]*[vF]$/, pattern: /^(?:-[A-Za-z]*f|--file(?:=|$))/ },
-  gawk: { values: /^-[A-Za-z]*[vF]$/, pattern: /^(?:-[A-Za-z]*f|--file(?:=|$))/ },
-  jq: {
-    values: /^--(?:indent|arg|argjson|slurpfile|rawfile|args|jsonargs)$/,
-    pattern: /^(?:-[A-Za-z]*f|--from-file(?:=|$))/
-  }
-}
-
-/**
- * The words of a command that name files it reads: its operands and attached option values
- * (`--file=$F`), less option values that are not files and its pattern or script operand.
- * jq's --arg takes two words; a value after such an option is skipped.
- */
-function pathOperands(words: readonly ShellWord[]): ShellWord[] {
-  const program = path.basename(words[0]?.text ?? '')
-  const reader = PATH_READERS[program]
-  if (reader === undefined) return []
-  const out: ShellWord[] = []
-  let patternGiven = words.some((w) => w.literal && reader.pattern?.test(w.text) === true)
-  let options = true
-  for (let i = 1; i < words.length; i++) {
-    const w = words[i] as ShellWord
-    const t = w.literal ? w.text : w.prefix
-    if (options && t === '--') {
-      options = false
-      continue
-    }
-    if (options && t.startsWith('-') && t !== '-') {
-      if (w.literal && reader.values?.test(t) === true) {
-        i += program === 'jq' && /^--(?:arg|argjson|slurpfile|rawfile)$/.test(t) ? 2 : 1
-        if (program === 'jq' && /^--(?:slurpfile|rawfile)$/.test(t)) {
-          const file = words[i]
-          if (file !== undefined) out.push(file)
-        }
-        continue
-      }
-      // an attached value may be a file (`--file=$F`, `-f$F`)
-      if (!w.literal) out.push(w)
-      continue
-    }
-    if (reader.pattern !== undefined && !patternGiven) {
-      patternGiven = true // the first operand is the pattern or the script
-      continue
-    }
-    out.push(w)
-  }
-  return out
-}
 
 /**
  * A word's text with the variables of the loops around it replaced by each word they iterate
@@ -1552,77 +1377,12 @@ function loopSubstitutions(text: string, loops: Readonly<Record<string, string[]
   return out
 }
 
-/** Whether the command reads the files of the trees its operands name. */
-function readsTreeContents(words: readonly ShellWord[]): boolean {
-  const reader = TREE_CONTENT_READERS[path.basename(words[0]?.text ?? '')]
-  if (reader === undefined) return false
-  return reader === true || words.slice(1).some((w) => w.literal && reader.test(w.text))
-}
-
-/** Options whose value is a directory the program works in: a run in HOME or / reaches secrets. */
-const DIRECTORY_OPTION = /^(?:-C|--directory|--chdir|--cwd|--git-dir|--work-tree|--prefix)$/
-const ATTACHED_DIRECTORY = /^(?:-C|--directory=|--chdir=|--cwd=|--git-dir=|--work-tree=|--prefix=)/
-
-/** Programs that can put a symlink in place (or move one) while the command runs. */
-const LINK_PROGRAMS = new Set([
-  'ln',
-  'link',
-  'mv',
-  'tar',
-  'bsdtar',
-  'unzip',
-  '7z',
-  'cpio',
-  'rsync',
-  'git',
-  'ditto'
-])
-
-/** git subcommands that write the working tree (and so may check out symlinks). */
-const GIT_TREE_WRITERS = new Set([
-  'checkout',
-  'switch',
-  'restore',
-  'reset',
-  'stash',
-  'apply',
-  'am',
-  'merge',
-  'pull',
-  'rebase',
-  'cherry-pick',
-  'revert',
-  'clone',
-  'worktree',
-  'submodule',
-  'read-tree',
-  'checkout-index',
-  'mv'
-])
-
 /** The first command in the request that may create or move a symlink, or undefined. */
 function linkMaker(items: ShellItem[]): ShellCommand | undefined {
   for (const item of items) {
     if (item.type !== 'command') continue
     const words = item.command.words
-    const program = path.basename(words[0]?.text ?? '')
-    if (LINK_PROGRAMS.has(program)) {
-      if (program !== 'git') return item.command
-      const sub = words.slice(1).find((w) => !w.literal || !w.text.startsWith('-'))
-      if (sub === undefined || !sub.literal || GIT_TREE_WRITERS.has(sub.text)) return item.command
-    }
-    // cp copies symlinks as symlinks when recursive, archiving or asked to link
-    if (
-      program === 'cp' &&
-      words.some(
-        (w) =>
-          !w.literal ||
-          /^-[A-Za-z]*[slaRrdP]/.test(w.text) ||
-          /^--(?:link|symbolic-link|archive|recursive|no-dereference|preserve)/.test(w.text)
-      )
-    ) {
-      return item.command
-    }
+    if (mayMakeLinks(words)) return item.command
   }
   return undefined
 }

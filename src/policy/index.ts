@@ -39,3 +39,13 @@ export {
   type RuleSuggestion,
   type SuggestOptions
 } from './suggest.js'
+export {
+  homeCaches,
+  protectedNames,
+  sandboxConfigFor,
+  sandboxNetwork,
+  type SandboxConfig
+} from './sandbox.js'
+export type { SandboxMode } from './schema.js'
+export { checkPolicy, runPolicyTool, testPolicy } from './tool.js'
+export { inScratchArea } from './scratch-areas.js'

@@ -11,13 +11,10 @@
  */
 import os from 'node:os'
 import path from 'node:path'
+import type { ShellWord } from './shell-word.js'
 
 /** The known text of a word: all of it when literal, else its source text and literal prefix. */
-interface WordLike {
-  text: string
-  literal: boolean
-  prefix: string
-}
+type WordLike = Pick<ShellWord, 'text' | 'literal' | 'prefix'>
 
 const NETWORK_DEVICES = ['/dev/tcp/', '/dev/udp/']
 

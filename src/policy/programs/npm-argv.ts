@@ -14,7 +14,7 @@
  *   shorthand; `no-` negates;
  * - how a key takes a value depends on its type, so every reading is kept (NpmOption).
  */
-import type { ShellWord } from './shell.js'
+import type { ShellWord } from '../shell-word.js'
 
 /** npm 11's configuration keys (@npmcli/config definitions). */
 const KEYS = (

@@ -1,0 +1,401 @@
+/**
+ * Every program the policy knows, one entry per program or family (see program.ts): the names,
+ * the reading of unknown options and why, what it does (`effects`) or runs (`runs`), and example
+ * command lines that __tests__/policy/programs.test.ts decides.
+ */
+import { COMPRESSOR_SUFFIX, compressorEffects, fileEffects, tarEffects } from './archives.js'
+import { unzipEffects, zipEffects } from './archives.js'
+import { awkEffects } from './awk.js'
+import { copyEffects, rsyncEffects, scpEffects } from './copy.js'
+import { curlEffects, wgetEffects } from './curl-wget.js'
+import { chmodEffects, ddEffects, patchEffects, targetsEffects } from './files.js'
+import { findEffects, findRuns } from './find.js'
+import { gitEffects } from './git.js'
+import {
+  CSPLIT_ROWS,
+  csplitEffects,
+  SORT_ROWS,
+  sortEffects,
+  splitEffects,
+  UNIQ_ROWS,
+  uniqEffects
+} from './line-tools.js'
+import { npmEffects } from './npm.js'
+import { manEffects, pagerEffects, rgEffects } from './pagers.js'
+import { pipEffects, pythonEffects } from './pip.js'
+import { COMPLETE_TABLE, GETOPT_REFUSES, type Program } from './program.js'
+import { SED_ROWS, sedEffects } from './sed.js'
+import { ENV_ROWS, OPAQUE_RUNNERS, runs, SHELLS, XARGS_ROWS } from './wrappers.js'
+
+const getopt = { allowed: true, reason: GETOPT_REFUSES } as const
+const complete = { allowed: false, reason: COMPLETE_TABLE } as const
+const noLongOptions = {
+  allowed: true,
+  reason:
+    'a builtin or program without options that take a value: an unknown option is refused ' +
+    'before it runs anything, and cannot take the command as its value'
+} as const
+
+export const PROGRAMS: readonly Program[] = [
+  {
+    names: ['sed', 'gsed'],
+    options: SED_ROWS,
+    unknownOptions: getopt,
+    effects: sedEffects,
+    examples: [
+      ["sed -n '1,20p' src/a.ts", 'allow'],
+      ["sed -i 's/a/b/' src/a.ts", 'allow'],
+      ["sed -i 's/a/b/' .github/x.yml", 'deny', 'workflows'],
+      ["sed 'e ls' f", 'deny', 'runs-code'],
+      ["sed 'w .github/x' f", 'deny', 'workflows']
+    ]
+  },
+  {
+    names: ['find'],
+    unknownOptions: {
+      allowed: true,
+      reason:
+        'find reads its whole expression before it acts and refuses a primary it does not know'
+    },
+    effects: findEffects,
+    runs: findRuns,
+    examples: [
+      ['find src -name "*.ts"', 'allow'],
+      ['find . -fprint .github/x', 'deny', 'workflows'],
+      // -name's argument that names an action is read as the action too (both readers agree)
+      ['find . -name -fprint .github/x', 'deny', 'workflows'],
+      ['find . -name -fprint src/list', 'allow'],
+      ['find . -delete', 'deny']
+    ]
+  },
+  {
+    names: ['sort'],
+    options: SORT_ROWS,
+    unknownOptions: getopt,
+    effects: sortEffects,
+    examples: [
+      ['sort src/a.ts', 'allow'],
+      ['sort -o .github/x f', 'deny', 'workflows'],
+      ['sort --compress-program=sh f', 'deny', 'runs-code']
+    ]
+  },
+  {
+    names: ['uniq'],
+    options: UNIQ_ROWS,
+    unknownOptions: getopt,
+    effects: uniqEffects,
+    examples: [['uniq in .github/x', 'deny', 'workflows']]
+  },
+  {
+    names: ['split'],
+    unknownOptions: getopt,
+    effects: splitEffects,
+    examples: [['split f src/part', 'allow']]
+  },
+  {
+    names: ['csplit'],
+    options: CSPLIT_ROWS,
+    unknownOptions: getopt,
+    effects: csplitEffects,
+    examples: [['csplit -f .github/x f 3', 'deny', 'workflows']]
+  },
+  {
+    names: ['git'],
+    unknownOptions: {
+      allowed: true,
+      reason:
+        'git refuses a subcommand option it does not know before it acts; its global options ' +
+        'and each subcommand with an effect are read by their own tables'
+    },
+    effects: gitEffects,
+    examples: [
+      ['git status', 'allow'],
+      ['git diff --output=.github/x', 'deny', 'workflows'],
+      ['git ls-remote origin', 'deny', 'network'],
+      ['git -c core.pager=sh log', 'deny']
+    ]
+  },
+  {
+    names: ['file'],
+    unknownOptions: getopt,
+    effects: fileEffects,
+    examples: [['file src/a.ts', 'allow']]
+  },
+  {
+    names: ['tar', 'gtar', 'bsdtar'],
+    unknownOptions: getopt,
+    effects: tarEffects,
+    examples: [
+      ['tar -tf a.tar', 'allow'],
+      ['tar -xf a.tar -C .github', 'deny', 'workflows'],
+      ['tar -cf host:a.tar src', 'deny', 'network']
+    ]
+  },
+  {
+    names: ['unzip'],
+    unknownOptions: {
+      allowed: true,
+      reason: 'unzip refuses an option letter it does not know before it extracts anything'
+    },
+    effects: unzipEffects,
+    examples: [
+      ['unzip -l a.zip', 'allow'],
+      ['unzip a.zip -d .github', 'deny', 'workflows']
+    ]
+  },
+  {
+    names: ['zip'],
+    unknownOptions: {
+      allowed: true,
+      reason: 'zip refuses an option it does not know before it writes the archive'
+    },
+    effects: zipEffects,
+    examples: [['zip .github/a.zip f', 'deny', 'workflows']]
+  },
+  {
+    names: Object.keys(COMPRESSOR_SUFFIX),
+    unknownOptions: getopt,
+    effects: compressorEffects,
+    examples: [
+      ['gzip -c f', 'allow'],
+      ['gzip .github/x', 'deny', 'workflows']
+    ]
+  },
+  {
+    names: ['awk', 'gawk', 'mawk', 'nawk'],
+    unknownOptions: getopt,
+    effects: awkEffects,
+    examples: [
+      ["awk '{print $1}' f", 'allow'],
+      ['awk \'{print > ".github/x"}\' f', 'deny', 'workflows'],
+      ['awk \'BEGIN{system("ls")}\'', 'deny', 'runs-code']
+    ]
+  },
+  {
+    names: ['rg'],
+    unknownOptions: getopt,
+    effects: rgEffects,
+    examples: [
+      ['rg foo src', 'allow'],
+      ['rg --pre sh foo', 'deny', 'runs-code']
+    ]
+  },
+  {
+    names: ['less', 'more'],
+    unknownOptions: getopt,
+    effects: pagerEffects,
+    examples: [
+      ['less +G f', 'allow'],
+      ['less -o .github/x f', 'deny', 'workflows']
+    ]
+  },
+  {
+    names: ['man'],
+    unknownOptions: getopt,
+    effects: manEffects,
+    examples: [['man -P sh ls', 'deny', 'runs-code']]
+  },
+  {
+    names: ['cp', 'mv', 'install', 'ln'],
+    unknownOptions: getopt,
+    effects: copyEffects,
+    examples: [
+      ['cp a src/b', 'allow'],
+      ['cp a .github/b', 'deny', 'workflows'],
+      ['mv src/a .github/', 'deny', 'workflows'],
+      ['cp -t .github a', 'deny', 'workflows']
+    ]
+  },
+  {
+    names: ['rsync'],
+    unknownOptions: getopt,
+    effects: rsyncEffects,
+    examples: [
+      ['rsync -a a src/b', 'allow'],
+      ['rsync -e sh a b', 'deny', 'runs-code']
+    ]
+  },
+  {
+    names: ['scp'],
+    unknownOptions: getopt,
+    effects: scpEffects,
+    examples: [['scp a host:b', 'deny', 'network']]
+  },
+  {
+    names: ['rm', 'rmdir', 'unlink', 'shred', 'truncate', 'touch', 'mkdir', 'chown', 'chgrp'],
+    unknownOptions: getopt,
+    effects: targetsEffects,
+    examples: [
+      ['rm src/a.ts', 'allow'],
+      ['rm -rf .github', 'deny', 'workflows'],
+      ['touch .github/x', 'deny', 'workflows']
+    ]
+  },
+  {
+    names: ['chmod'],
+    unknownOptions: {
+      allowed: true,
+      reason:
+        'any other word starting with `-` is read as a mode (`chmod -x f`), its files as writes'
+    },
+    effects: chmodEffects,
+    examples: [
+      ['chmod +x src/run.sh', 'allow'],
+      ['chmod -x .github/x', 'deny', 'workflows']
+    ]
+  },
+  {
+    names: ['dd'],
+    unknownOptions: {
+      allowed: true,
+      reason: 'dd takes operands (`of=FILE`), no options; one it does not know makes it refuse'
+    },
+    effects: ddEffects,
+    examples: [
+      ['dd if=a of=src/b', 'allow'],
+      ['dd if=a of=.github/b', 'deny', 'workflows']
+    ]
+  },
+  {
+    names: ['patch'],
+    unknownOptions: getopt,
+    effects: patchEffects,
+    examples: [['patch -p1 < fix.diff', 'deny', 'writes-unknown']]
+  },
+  {
+    names: ['curl'],
+    unknownOptions: getopt,
+    effects: curlEffects,
+    examples: [
+      ['curl https://docs.github.com/x', 'allow'],
+      ['curl https://example.com/x', 'deny'],
+      ['curl -o .github/x https://docs.github.com/x', 'deny', 'workflows']
+    ]
+  },
+  {
+    names: ['wget'],
+    unknownOptions: getopt,
+    effects: wgetEffects,
+    examples: [
+      ['wget -O - https://docs.github.com/x', 'allow'],
+      ['wget https://example.com/x', 'deny']
+    ]
+  },
+  {
+    names: ['npm', 'npx', 'pnpm', 'yarn'],
+    unknownOptions: {
+      allowed: true,
+      reason:
+        'npm reads any --name as a configuration key: the keys that run code, fetch or name ' +
+        'where it writes are read under every spelling npm accepts (npm-argv.ts); the others ' +
+        'change nothing the policy checks'
+    },
+    effects: npmEffects,
+    examples: [
+      ['npm test', 'allow'],
+      ['npm --prefix .github install', 'deny', 'workflows'],
+      ['npm --script-shell=sh run x', 'deny', 'runs-code']
+    ]
+  },
+  {
+    names: ['pip', 'pip3'],
+    unknownOptions: {
+      allowed: true,
+      reason: 'pip (optparse) refuses an option it does not know before it acts'
+    },
+    effects: pipEffects,
+    examples: [
+      ['pip list', 'allow'],
+      ['pip install --index-url https://example.com/simple x', 'deny']
+    ]
+  },
+  {
+    names: ['python', 'python3'],
+    unknownOptions: {
+      allowed: true,
+      reason: 'only `python -m pip` is read (as pip); what a script does is for the rules to allow'
+    },
+    effects: pythonEffects,
+    examples: [['python -m pip install --index-url https://example.com/simple x', 'deny']]
+  },
+  {
+    names: ['env'],
+    options: ENV_ROWS,
+    unknownOptions: complete,
+    runs,
+    examples: [
+      ['env FOO=1 ls', 'allow'],
+      ['env --not-an-option ls', 'deny', 'dynamic-command'],
+      ["env -S 'touch .github/x'", 'deny', 'workflows']
+    ]
+  },
+  {
+    names: ['xargs'],
+    options: XARGS_ROWS,
+    unknownOptions: complete,
+    runs,
+    examples: [
+      ['xargs rm < list', 'deny', 'default'],
+      ['xargs --not-an-option ls', 'deny', 'dynamic-command']
+    ]
+  },
+  {
+    names: ['nice', 'timeout', 'stdbuf', 'sudo', 'time', 'watch', 'flock'],
+    unknownOptions: complete,
+    runs,
+    examples: [
+      ['timeout 5 sed -i s/a/b/ .github/x', 'deny', 'workflows'],
+      ['time -o .github/x ls', 'deny', 'workflows'],
+      ['nice -10 ls', 'allow']
+    ]
+  },
+  {
+    names: [
+      'nohup',
+      'builtin',
+      'busybox',
+      'setsid',
+      'command',
+      'exec',
+      'doas',
+      'eval',
+      'trap',
+      'source',
+      '.',
+      'mapfile',
+      'readarray',
+      'tee',
+      'cd',
+      'pushd',
+      'popd'
+    ],
+    unknownOptions: noLongOptions,
+    runs,
+    examples: [
+      ['nohup ls', 'allow'],
+      ["eval 'sed -i s/a/b/ .github/x'", 'deny', 'workflows'],
+      ['echo x | tee .github/x', 'deny', 'workflows']
+    ]
+  },
+  {
+    names: [...SHELLS],
+    unknownOptions: {
+      allowed: true,
+      reason: 'a shell option does not run anything; `-c` and the script operand are read'
+    },
+    runs,
+    examples: [
+      ["sh -c 'ls'", 'allow'],
+      ["bash -c 'touch .github/x'", 'deny', 'workflows']
+    ]
+  },
+  {
+    names: [...OPAQUE_RUNNERS],
+    unknownOptions: {
+      allowed: false,
+      reason: 'the options of these runners are not modelled: any use with arguments is denied'
+    },
+    runs,
+    examples: [['strace ls', 'deny', 'dynamic-command']]
+  }
+]
