@@ -28,8 +28,7 @@ import {
   stashUnsafeInstructions,
   type Guards
 } from './pipeline/workspace-guards.js'
-// eslint-disable-next-line @typescript-eslint/no-restricted-imports -- not exported by policy/index.ts yet (issue 24)
-import { homeCaches, protectedNames, sandboxConfigFor, sandboxNetwork } from './policy/sandbox.js'
+import { homeCaches, protectedNames, sandboxConfigFor, sandboxNetwork } from './policy/index.js'
 import { commentPublisher, commentTarget, runUrl } from './reporting/publish.js'
 import { renderWorking } from './reporting/render.js'
 import { WorkspaceAudit } from './session/audit.js'

@@ -3,8 +3,7 @@
  * copilot-policy: check, explain, test and replay a permission policy from the command line.
  * The logic is in src/policy/tool.ts; this file only connects it to the process.
  */
-// eslint-disable-next-line @typescript-eslint/no-restricted-imports -- not exported by policy/index.ts yet (issue 24)
-import { runPolicyTool } from './policy/tool.js'
+import { runPolicyTool } from './policy/index.js'
 import { neutralizeWorkflowCommands } from './text/workflow-commands.js'
 
 // Run in a workflow step, its output is read by the runner: policy excerpts and the commands of

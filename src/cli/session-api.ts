@@ -26,8 +26,7 @@ import {
   type SessionEvent,
   type Todo
 } from './protocol.js'
-// eslint-disable-next-line @typescript-eslint/no-restricted-imports -- SandboxConfig is not exported by policy/index.ts yet (issue 24)
-import type { SandboxConfig } from '../policy/sandbox.js'
+import type { SandboxConfig } from '../policy/index.js'
 import type { CustomAgentConfig, McpServerConfig, Provider } from './session-config.js'
 
 /** The JSON-RPC method names, in one place. */

@@ -8,8 +8,7 @@ import path from 'node:path'
 import { cliHome, commandScratch } from '../cli/early.js'
 import { CliStarter } from '../cli/start.js'
 import { log } from '../log.js'
-// eslint-disable-next-line @typescript-eslint/no-restricted-imports -- not exported by policy/index.ts yet (issue 24)
-import type { sandboxConfigFor } from '../policy/sandbox.js'
+import type { sandboxConfigFor } from '../policy/index.js'
 import { SANDBOX_FIX, type SandboxPlan } from '../session/sandbox-probe.js'
 import type { Settings } from '../settings.js'
 

@@ -33,8 +33,10 @@ export {
   type PolicyAnnotationProperties
 } from './annotations.js'
 export {
+  adviseOnDenial,
   BUILT_IN_CHECK_IDS,
   suggestRule,
+  type Advice,
   type DenialInput,
   type RuleSuggestion,
   type SuggestOptions

@@ -3,8 +3,7 @@
  * wrong (and how to fix it), the agent's summary as its claim, the plan. Each returns null when
  * it has nothing to say: no section is ever rendered empty.
  */
-// eslint-disable-next-line @typescript-eslint/no-restricted-imports -- not exported by policy/index.ts yet (issue 24)
-import { adviseOnDenial, type Advice } from '../policy/suggest.js'
+import { adviseOnDenial, type Advice } from '../policy/index.js'
 import { passed } from './figures.js'
 import { FAILING_OUTPUT_CHARS, FAILING_OUTPUT_LINES } from './limits.js'
 import {

@@ -12,8 +12,7 @@ import type { ExternalToolDefinition, ExternalToolResult, SessionApi } from '../
 import type { CustomAgentConfig, McpServerConfig, Provider } from '../cli/session-config.js'
 import { UserError, messageOf } from '../errors.js'
 import type { Policy } from '../policy/index.js'
-// eslint-disable-next-line @typescript-eslint/no-restricted-imports -- SandboxConfig is not exported by policy/index.ts yet (issue 24)
-import type { SandboxConfig } from '../policy/sandbox.js'
+import type { SandboxConfig } from '../policy/index.js'
 import type { WorkspaceAudit } from './audit.js'
 import { AUTH_FIX, checkAuth } from './auth.js'
 import { premiumQuota, verifyModel } from './account.js'

@@ -12,10 +12,8 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { dataOf, type SessionEvent } from '../cli/protocol.js'
 import { UserError } from '../errors.js'
-// eslint-disable-next-line @typescript-eslint/no-restricted-imports -- not exported by policy/index.ts yet (issue 24)
-import type { SandboxConfig } from '../policy/sandbox.js'
-// eslint-disable-next-line @typescript-eslint/no-restricted-imports -- not exported by policy/index.ts yet (issue 24)
-import type { SandboxMode } from '../policy/schema.js'
+import type { SandboxConfig } from '../policy/index.js'
+import type { SandboxMode } from '../policy/index.js'
 import type { SandboxRecord } from '../reporting/types.js'
 
 /** How to get the sandbox on a runner the action does not set up itself. */

@@ -1,19 +1,14 @@
 /**
- * No import cycle in src/: every relative import (value, `import type`, `export … from`,
- * dynamic `import()`) is an edge; a cycle anywhere fails with its path printed.
+ * The layout of src/ (issue 24): no import cycle (every relative import — value, `import type`,
+ * `export … from`, dynamic `import()` — is an edge; a cycle fails with its path printed), no
+ * source file past 1,500 lines, and policy/programs/ below the analyzer and the engine (it
+ * imports only itself and the leaf shell-word.ts).
  */
 import { readdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import ts from 'typescript'
 
 const SRC = path.resolve('src')
-
-/**
- * Folders whose internal cycles are not yet failures. src/policy/ has one (commands.ts ↔
- * shell.ts ↔ npm.ts, type imports only) that the programs registry (issue 24, point 1) removes:
- * empty this list once that lands, so a cycle anywhere in src/ fails.
- */
-const CYCLES_TOLERATED_INSIDE: readonly string[] = ['policy']
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -123,12 +118,6 @@ function loopThrough(
   return component.join(' ↔ ')
 }
 
-function tolerated(component: readonly string[]): boolean {
-  return CYCLES_TOLERATED_INSIDE.some((folder) =>
-    component.every((file) => file.startsWith(`${folder}${path.sep}`))
-  )
-}
-
 describe('import graph of src/', () => {
   const graph = importGraph()
 
@@ -162,9 +151,23 @@ describe('import graph of src/', () => {
   })
 
   it('has no import cycle', () => {
-    const failing = cycles(graph)
-      .filter((component) => !tolerated(component))
-      .map((component) => loopThrough(component, graph))
-    expect(failing).toEqual([])
+    expect(cycles(graph).map((component) => loopThrough(component, graph))).toEqual([])
+  })
+
+  it('has no source file past 1,500 lines', () => {
+    const long = [...graph.keys()]
+      .map((file) => [file, readFileSync(path.join(SRC, file), 'utf8').split('\n').length] as const)
+      .filter(([, lines]) => lines > 1500)
+    expect(long).toEqual([])
+  })
+
+  it('keeps policy/programs/ below the analyzer and the engine', () => {
+    const programs = path.join('policy', 'programs') + path.sep
+    const upward = [...graph]
+      .filter(([file]) => file.startsWith(programs))
+      .flatMap(([file, targets]) => targets.map((target) => `${file} → ${target}`))
+      .filter((edge) => !edge.split(' → ')[1]!.startsWith(programs))
+      .filter((edge) => !edge.endsWith(`→ ${path.join('policy', 'shell-word.ts')}`))
+    expect(upward).toEqual([])
   })
 })
