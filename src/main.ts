@@ -38,6 +38,7 @@ import { StateRecorder } from './session/recorder.js'
 import { SessionRun } from './session/run.js'
 import { planSandbox, probeSandbox } from './session/sandbox-probe.js'
 import { resolveSessionInputs } from './session/session-inputs.js'
+import { sessionOptions } from './session/session-options.js'
 import { setUpSandbox } from './session/sandbox-setup.js'
 import { WriteBack } from './session/write-back.js'
 import { hasCredential, type Settings } from './settings.js'
@@ -221,32 +222,26 @@ async function runAgent(
     log.info(
       `Connected to Copilot CLI ${connected.version ?? '(version not reported)'} (protocol ${connected.protocolVersion})`
     )
+    const runExtras = writeBack.runOptions()
     await new SessionRun({
       api: connected.api,
       policy,
       recorder,
       log,
       prompt: settings.prompt,
-      workingDirectory: settings.workingDirectory,
-      model: settings.model,
-      ...(settings.mcpServers ? { mcpServers: settings.mcpServers.servers } : {}),
-      mcpSandbox: settings.mcpSandbox,
-      ...(settings.agent ? { agent: settings.agent } : {}),
-      ...(settings.reasoningEffort ? { reasoningEffort: settings.reasoningEffort } : {}),
+      session: sessionOptions(settings, {
+        ...(sandbox.config ? { sandbox: sandbox.config } : {}),
+        // copilotToken is unset with a BYOK provider
+        ...(settings.copilotToken
+          ? { tokenRegistration: connected.api.provideGitHubToken(settings.copilotToken) }
+          : {}),
+        ...(runExtras.externalTools ? { tools: runExtras.externalTools.definitions } : {})
+      }),
+      ...(settings.agent ? { agentFile: settings.agent.file } : {}),
       verifyRetries: settings.verifyRetries,
-      ...(settings.maxAiCredits === undefined ? {} : { maxAiCredits: settings.maxAiCredits }),
-      provider: settings.provider,
-      // copilotToken is unset with a BYOK provider
-      tokenRegistration: settings.copilotToken
-        ? connected.api.provideGitHubToken(settings.copilotToken)
-        : undefined,
-      planFirst: settings.planFirst,
       ...(settings.fleet ? { fleet: true } : {}),
       ...(settings.copilotToken ? { gitHubToken: settings.copilotToken } : {}),
-      sandbox: sandbox.config,
       audit: guards.audit,
-      trustedConfig: settings.trustedConfig,
-      maxAutopilotContinues: settings.maxAutopilotContinues,
       timeoutMs: settings.timeoutMs,
       idleTimeoutMs: settings.idleTimeoutMs,
       signal,
@@ -259,7 +254,7 @@ async function runAgent(
       redact: clean,
       ...(asker ? { asker } : {}),
       ...(noAskerReason ? { noAskerReason } : {}),
-      ...writeBack.runOptions()
+      ...runExtras
     }).execute()
   } catch (error) {
     recorder.record({ type: 'ended', ending: crash(error, signal, settings, cli, clean) })
