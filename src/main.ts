@@ -37,7 +37,7 @@ import { HomeCaches } from './session/home-caches.js'
 import { StateRecorder } from './session/recorder.js'
 import { SessionRun } from './session/run.js'
 import { planSandbox, probeSandbox } from './session/sandbox-probe.js'
-import { resolveSessionInputs } from './session/session-inputs.js'
+import { resolveSessionInputs, type SessionInputs } from './session/session-inputs.js'
 import { sessionOptions } from './session/session-options.js'
 import { setUpSandbox } from './session/sandbox-setup.js'
 import { WriteBack } from './session/write-back.js'
@@ -74,14 +74,15 @@ export async function run(
       failStep(messageOf(inputs.error))
       return { report: null, outputs: {} }
     }
-    let { settings } = inputs
+    let resolved: ReturnType<typeof resolveSessionInputs>
     try {
-      settings = resolveSessionInputs(settings)
+      resolved = resolveSessionInputs(inputs.settings)
     } catch (error) {
       await early?.cli?.process.kill()
       failStep(messageOf(error))
       return { report: null, outputs: {} }
     }
+    const { settings, session: sessionInputs } = resolved
     addSecrets(settings.secrets)
     // The modes other than `run` (src/modes/, one line each here): none starts an agent.
     if (settings.mode === 'check-policy') return await checkPolicyOnly(settings, env)
@@ -101,7 +102,7 @@ export async function run(
       core.setOutput('status', 'skipped')
       return { report: null, outputs: { status: 'skipped' } }
     }
-    return await runAgent(settings, env, event, cancel.signal, early)
+    return await runAgent(settings, sessionInputs, env, event, cancel.signal, early)
   } finally {
     process.off('SIGINT', onSignal)
     process.off('SIGTERM', onSignal)
@@ -110,6 +111,7 @@ export async function run(
 
 async function runAgent(
   settings: Settings,
+  sessionInputs: SessionInputs,
   env: NodeJS.ProcessEnv,
   event: RunnerEvent,
   signal: AbortSignal,
@@ -229,15 +231,18 @@ async function runAgent(
       recorder,
       log,
       prompt: settings.prompt,
-      session: sessionOptions(settings, {
-        ...(sandbox.config ? { sandbox: sandbox.config } : {}),
-        // copilotToken is unset with a BYOK provider
-        ...(settings.copilotToken
-          ? { tokenRegistration: connected.api.provideGitHubToken(settings.copilotToken) }
-          : {}),
-        ...(runExtras.externalTools ? { tools: runExtras.externalTools.definitions } : {})
-      }),
-      ...(settings.agent ? { agentFile: settings.agent.file } : {}),
+      session: sessionOptions(
+        { ...settings, ...sessionInputs },
+        {
+          ...(sandbox.config ? { sandbox: sandbox.config } : {}),
+          // copilotToken is unset with a BYOK provider
+          ...(settings.copilotToken
+            ? { tokenRegistration: connected.api.provideGitHubToken(settings.copilotToken) }
+            : {}),
+          ...(runExtras.externalTools ? { tools: runExtras.externalTools.definitions } : {})
+        }
+      ),
+      ...(sessionInputs.agent ? { agentFile: sessionInputs.agent.file } : {}),
       verifyRetries: settings.verifyRetries,
       ...(settings.fleet ? { fleet: true } : {}),
       ...(settings.copilotToken ? { gitHubToken: settings.copilotToken } : {}),

@@ -7,22 +7,22 @@
 import type { CreateSessionOptions, ExternalToolDefinition } from '../cli/session-api.js'
 import type { Settings } from '../settings.js'
 import { repositoryConfigOptions } from './repository-config.js'
+import type { SessionInputs } from './session-inputs.js'
 
-/** The settings the session is configured from (the `mcp-servers` and `agent` inputs resolved). */
-export type SessionSettings = Pick<
-  Settings,
-  | 'model'
-  | 'reasoningEffort'
-  | 'mcpServers'
-  | 'mcpSandbox'
-  | 'agent'
-  | 'maxAiCredits'
-  | 'workingDirectory'
-  | 'maxAutopilotContinues'
-  | 'planFirst'
-  | 'trustedConfig'
-  | 'provider'
->
+/** The settings the session is configured from, with the `mcp-servers` and `agent` inputs read. */
+export type SessionSettings = SessionInputs &
+  Pick<
+    Settings,
+    | 'model'
+    | 'reasoningEffort'
+    | 'mcpSandbox'
+    | 'maxAiCredits'
+    | 'workingDirectory'
+    | 'maxAutopilotContinues'
+    | 'planFirst'
+    | 'trustedConfig'
+    | 'provider'
+  >
 
 /** What the run knows before the session that is not a setting. */
 export interface SessionContext {
