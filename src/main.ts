@@ -36,7 +36,8 @@ import { HomeCaches } from './session/home-caches.js'
 import { StateRecorder } from './session/recorder.js'
 import { SessionRun } from './session/run.js'
 import { planSandbox, probeSandbox } from './session/sandbox-probe.js'
-import { resolveSessionInputs } from './session/session-inputs.js'
+import { resolveSessionInputs, type SessionInputs } from './session/session-inputs.js'
+import { sessionOptions } from './session/session-options.js'
 import { setUpSandbox } from './session/sandbox-setup.js'
 import { WriteBack } from './session/write-back.js'
 import { hasCredential, type Settings } from './settings.js'
@@ -72,14 +73,15 @@ export async function run(
       failStep(messageOf(inputs.error))
       return { report: null, outputs: {} }
     }
-    let { settings } = inputs
+    let resolved: ReturnType<typeof resolveSessionInputs>
     try {
-      settings = resolveSessionInputs(settings)
+      resolved = resolveSessionInputs(inputs.settings)
     } catch (error) {
       await early?.cli?.process.kill()
       failStep(messageOf(error))
       return { report: null, outputs: {} }
     }
+    const { settings, session: sessionInputs } = resolved
     addSecrets(settings.secrets)
     // The modes other than `run` (src/modes/, one line each here): none starts an agent.
     if (settings.mode === 'check-policy') return await checkPolicyOnly(settings, env)
@@ -99,7 +101,7 @@ export async function run(
       core.setOutput('status', 'skipped')
       return { report: null, outputs: { status: 'skipped' } }
     }
-    return await runAgent(settings, env, event, cancel.signal, early)
+    return await runAgent(settings, sessionInputs, env, event, cancel.signal, early)
   } finally {
     process.off('SIGINT', onSignal)
     process.off('SIGTERM', onSignal)
@@ -108,6 +110,7 @@ export async function run(
 
 async function runAgent(
   settings: Settings,
+  sessionInputs: SessionInputs,
   env: NodeJS.ProcessEnv,
   event: RunnerEvent,
   signal: AbortSignal,
@@ -220,32 +223,29 @@ async function runAgent(
     log.info(
       `Connected to Copilot CLI ${connected.version ?? '(version not reported)'} (protocol ${connected.protocolVersion})`
     )
+    const runExtras = writeBack.runOptions()
     await new SessionRun({
       api: connected.api,
       policy,
       recorder,
       log,
       prompt: settings.prompt,
-      workingDirectory: settings.workingDirectory,
-      model: settings.model,
-      ...(settings.mcpServers ? { mcpServers: settings.mcpServers.servers } : {}),
-      mcpSandbox: settings.mcpSandbox,
-      ...(settings.agent ? { agent: settings.agent } : {}),
-      ...(settings.reasoningEffort ? { reasoningEffort: settings.reasoningEffort } : {}),
+      session: sessionOptions(
+        { ...settings, ...sessionInputs },
+        {
+          ...(sandbox.config ? { sandbox: sandbox.config } : {}),
+          // copilotToken is unset with a BYOK provider
+          ...(settings.copilotToken
+            ? { tokenRegistration: connected.api.provideGitHubToken(settings.copilotToken) }
+            : {}),
+          ...(runExtras.externalTools ? { tools: runExtras.externalTools.definitions } : {})
+        }
+      ),
+      ...(sessionInputs.agent ? { agentFile: sessionInputs.agent.file } : {}),
       verifyRetries: settings.verifyRetries,
-      ...(settings.maxAiCredits === undefined ? {} : { maxAiCredits: settings.maxAiCredits }),
-      provider: settings.provider,
-      // copilotToken is unset with a BYOK provider
-      tokenRegistration: settings.copilotToken
-        ? connected.api.provideGitHubToken(settings.copilotToken)
-        : undefined,
-      planFirst: settings.planFirst,
       ...(settings.fleet ? { fleet: true } : {}),
       ...(settings.copilotToken ? { gitHubToken: settings.copilotToken } : {}),
-      sandbox: sandbox.config,
       audit: guards.audit,
-      trustedConfig: settings.trustedConfig,
-      maxAutopilotContinues: settings.maxAutopilotContinues,
       timeoutMs: settings.timeoutMs,
       idleTimeoutMs: settings.idleTimeoutMs,
       signal,
@@ -258,7 +258,7 @@ async function runAgent(
       redact: clean,
       ...(asker ? { asker } : {}),
       ...(noAskerReason ? { noAskerReason } : {}),
-      ...writeBack.runOptions()
+      ...runExtras
     }).execute()
   } catch (error) {
     recorder.record({ type: 'ended', ending: crash(error, signal, settings, cli, clean) })

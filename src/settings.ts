@@ -7,8 +7,6 @@ import path from 'node:path'
 import { UserError } from './errors.js'
 import { runnerSecrets, urlSecrets } from './text/url-credentials.js'
 import { isInside, namedInside, readTreeFile, workspaceRoots } from './tree-file.js'
-import type { CustomAgent } from './session/custom-agent.js'
-import type { McpServersInput } from './session/mcp-servers.js'
 import { parseSafeOutputs, type SafeOutputKind } from './session/safe-output-kinds.js'
 import type { Provider } from './cli/session-config.js'
 
@@ -44,12 +42,8 @@ export interface Settings {
    * start one early when they are set).
    */
   raw: { mcpServers: string; agent: string; workspace: string }
-  /** mcp-servers: MCP servers the CLI starts for the session (checked, secrets collected). */
-  mcpServers?: McpServersInput
   /** mcp-sandbox: run the MCP servers inside the OS sandbox too (default: outside it). */
   mcpSandbox: boolean
-  /** agent: the custom agent from .github/agents the session runs as. */
-  agent?: CustomAgent
   /** Token for the CLI (COPILOT_GITHUB_TOKEN); empty with BYOK. */
   copilotToken?: string
   githubToken?: string

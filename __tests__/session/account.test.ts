@@ -18,7 +18,12 @@ import { toReport } from '../../src/reporting/report.js'
 import type { Report } from '../../src/reporting/types.js'
 import { checkModel, premiumQuota } from '../../src/session/account.js'
 import { StateRecorder } from '../../src/session/recorder.js'
-import { SessionRun, type Logger, type RunOptions } from '../../src/session/run.js'
+import { SessionRun, type Logger } from '../../src/session/run.js'
+import {
+  TEST_PROVIDER,
+  testRunOptions,
+  type TestRunOptions
+} from '../../test-support/run-options.js'
 import {
   EXAMPLE_POLICY,
   ROOT,
@@ -83,7 +88,7 @@ interface Received {
 /** Runs a session through the stand-in CLI; what it received, the report, or the error. */
 async function runAgainst(
   script: Record<string, unknown>,
-  options: Partial<RunOptions> = {}
+  options: Partial<TestRunOptions> = {}
 ): Promise<{ received: Received[]; report: Report; error?: unknown }> {
   const run = fs.mkdtempSync(path.join(dir, 'run-'))
   const scriptFile = path.join(run, 'script.json')
@@ -104,31 +109,25 @@ async function runAgainst(
   try {
     const api = new CopilotApi(new Connection(cli))
     await api.connect()
-    await new SessionRun({
-      api,
-      policy,
-      recorder,
-      log,
-      prompt: 'Fix the tests',
-      workingDirectory: dir,
-      model: 'claude-sonnet-4.5',
-      gitHubToken: TOKEN,
-      tokenRegistration: api.provideGitHubToken(TOKEN),
-      planFirst: false,
-      trustedConfig: false,
-      maxAutopilotContinues: 5,
-      timeoutMs: 10_000,
-      idleTimeoutMs: 5_000,
-      signal: new AbortController().signal,
-      cliExited: cli.exited.then(() => 'The Copilot CLI exited'),
-      setupCommands: [],
-      verifyCommands: [],
-      commandTimeoutMs: 5_000,
-      scratchDir: path.join(run, 'scratch'),
-      protectedGroups: [process.pid],
-      redact: (text) => text,
-      ...options
-    }).execute()
+    await new SessionRun(
+      testRunOptions({
+        api,
+        policy,
+        recorder,
+        log,
+        dir,
+        gitHubToken: TOKEN,
+        cliExited: cli.exited.then(() => 'The Copilot CLI exited'),
+        scratchDir: path.join(run, 'scratch'),
+        ...options,
+        session: {
+          model: 'claude-sonnet-4.5',
+          provider: undefined,
+          tokenRegistration: api.provideGitHubToken(TOKEN),
+          ...options.session
+        }
+      })
+    ).execute()
   } catch (caught) {
     error = caught
   } finally {
@@ -154,7 +153,7 @@ describe('the model check (models.list), with the GitHub credential', () => {
   it('an unknown model fails before session.create, listing the models the account may use', async () => {
     const { received, error } = await runAgainst(
       { models: { models: MODELS }, quota: QUOTA },
-      { model: 'claude-sonet-4.5' }
+      { session: { model: 'claude-sonet-4.5' } }
     )
     expect(error).toBeInstanceOf(UserError)
     const message = (error as Error).message
@@ -220,10 +219,8 @@ describe('the model check (models.list), with the GitHub credential', () => {
     const { received, report } = await runAgainst(
       { models: { models: [] }, quota: QUOTA },
       {
-        provider: { type: 'openai', baseUrl: 'http://127.0.0.1:1/v1' },
-        model: 'my-local-model',
         gitHubToken: undefined,
-        tokenRegistration: undefined
+        session: { provider: TEST_PROVIDER, model: 'my-local-model', tokenRegistration: undefined }
       }
     )
     expect(report.status).toBe('completed')

@@ -13,6 +13,7 @@ import { StateRecorder } from '../../src/session/recorder.js'
 import { SessionRun, type Logger } from '../../src/session/run.js'
 import { RECORDED, SafeOutputs, readProposals } from '../../src/session/safe-outputs.js'
 import { FakeSession, type ScriptStep } from '../../test-support/fake-session.js'
+import { testRunOptions } from '../../test-support/run-options.js'
 
 let dir: string
 beforeEach(() => {
@@ -38,36 +39,25 @@ async function drive(policyText: string, script: ScriptStep[], tools?: SafeOutpu
     policySource: 'policy.yml',
     workingDirectory: dir
   })
-  await new SessionRun({
-    api: fake,
-    policy,
-    recorder,
-    log,
-    prompt: 'Do it',
-    workingDirectory: dir,
-    provider: { type: 'openai', baseUrl: 'http://127.0.0.1:1/v1' },
-    planFirst: false,
-    trustedConfig: false,
-    maxAutopilotContinues: 5,
-    timeoutMs: 10_000,
-    idleTimeoutMs: 5_000,
-    signal: new AbortController().signal,
-    cliExited: new Promise<string>(() => undefined),
-    setupCommands: [],
-    verifyCommands: [],
-    commandTimeoutMs: 5_000,
-    scratchDir: path.join(dir, 'scratch'),
-    protectedGroups: [process.pid],
-    redact: (text) => text,
-    ...(tools
-      ? {
-          externalTools: {
-            definitions: tools.definitions,
-            call: (name: string, args: unknown) => tools.call(name, args)
+  await new SessionRun(
+    testRunOptions({
+      api: fake,
+      policy,
+      recorder,
+      log,
+      dir,
+      prompt: 'Do it',
+      ...(tools
+        ? {
+            session: { tools: tools.definitions },
+            externalTools: {
+              definitions: tools.definitions,
+              call: (name: string, args: unknown) => tools.call(name, args)
+            }
           }
-        }
-      : {})
-  }).execute()
+        : {})
+    })
+  ).execute()
   return fake
 }
 

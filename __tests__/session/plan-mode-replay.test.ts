@@ -19,6 +19,7 @@ import { StateRecorder } from '../../src/session/recorder.js'
 import { SessionRun } from '../../src/session/run.js'
 import { FakeSession } from '../../test-support/fake-session.js'
 import { ROOT } from '../../test-support/action.js'
+import { testRunOptions } from '../../test-support/run-options.js'
 
 const events = fs
   .readFileSync(
@@ -69,33 +70,24 @@ describe('plan-first, replaying the CLI’s recorded traffic', () => {
       startedAt: '2026-11-23T14:02:40.000Z',
       policySource: 'p.yml'
     })
-    const ending = await new SessionRun({
-      api: fake,
-      policy: await compilePolicy('version: 1\nsandbox: { mode: off }\n', 'p.yml', ROOT),
-      recorder,
-      log: {
-        info: () => undefined,
-        warning: () => undefined,
-        debug: () => undefined,
-        group: (_n, w) => w()
-      },
-      prompt: 'Plan adding a greeting.txt file.',
-      workingDirectory: ROOT,
-      provider: { type: 'openai', baseUrl: 'http://127.0.0.1:1/v1' },
-      planFirst: true,
-      trustedConfig: false,
-      maxAutopilotContinues: 5,
-      timeoutMs: 10_000,
-      idleTimeoutMs: 5_000,
-      signal: new AbortController().signal,
-      cliExited: new Promise<string>(() => undefined),
-      setupCommands: [],
-      verifyCommands: [],
-      commandTimeoutMs: 5_000,
-      scratchDir: path.join(ROOT, '.cache', 'run-test'),
-      protectedGroups: [],
-      redact: (text) => text
-    }).execute()
+    const ending = await new SessionRun(
+      testRunOptions({
+        api: fake,
+        policy: await compilePolicy('version: 1\nsandbox: { mode: off }\n', 'p.yml', ROOT),
+        recorder,
+        log: {
+          info: () => undefined,
+          warning: () => undefined,
+          debug: () => undefined,
+          group: (_n, w) => w()
+        },
+        dir: ROOT,
+        prompt: 'Plan adding a greeting.txt file.',
+        session: { planFirst: true },
+        scratchDir: path.join(ROOT, '.cache', 'run-test'),
+        protectedGroups: []
+      })
+    ).execute()
     expect(ending.kind).toBe('idle')
     const report = toReport(recorder.state, { endedAt: '2026-11-23T14:02:42.000Z' })
     expect(report.status).toBe('completed')

@@ -12,7 +12,8 @@ import { toReport } from '../../src/reporting/report.js'
 import type { Report } from '../../src/reporting/types.js'
 import { StateRecorder } from '../../src/session/recorder.js'
 import { MAX_QUESTIONS, unshowable, type Question } from '../../src/session/permission-requests.js'
-import { SessionRun, type Logger, type RunOptions } from '../../src/session/run.js'
+import { SessionRun, type Logger } from '../../src/session/run.js'
+import { testRunOptions, type TestRunOptions } from '../../test-support/run-options.js'
 import { FakeSession, type ScriptStep } from '../../test-support/fake-session.js'
 
 const POLICY = `version: 1
@@ -54,36 +55,16 @@ const done: ScriptStep[] = [ev('session.task_complete', { summary: 'Done.' }), e
 
 async function drive(
   fake: FakeSession,
-  options: Partial<RunOptions> = {}
+  options: Partial<TestRunOptions> = {}
 ): Promise<{ report: Report; ending: string }> {
   const recorder = new StateRecorder({
     startedAt: new Date().toISOString(),
     policySource: 'policy.yml',
     workingDirectory: dir
   })
-  const ending = await new SessionRun({
-    api: fake,
-    policy,
-    recorder,
-    log,
-    prompt: 'Fix the tests',
-    workingDirectory: dir,
-    provider: { type: 'openai', baseUrl: 'http://127.0.0.1:1/v1' },
-    planFirst: false,
-    trustedConfig: false,
-    maxAutopilotContinues: 5,
-    timeoutMs: 10_000,
-    idleTimeoutMs: 5_000,
-    signal: new AbortController().signal,
-    cliExited: new Promise<string>(() => undefined),
-    setupCommands: [],
-    verifyCommands: [],
-    commandTimeoutMs: 5_000,
-    scratchDir: path.join(dir, 'scratch'),
-    protectedGroups: [process.pid],
-    redact: (text) => text,
-    ...options
-  }).execute()
+  const ending = await new SessionRun(
+    testRunOptions({ api: fake, policy, recorder, log, dir, ...options })
+  ).execute()
   return {
     report: toReport(recorder.state, { endedAt: new Date().toISOString() }),
     ending: ending.kind
@@ -198,7 +179,7 @@ describe('Run', () => {
       { awaitExitPlan: 'x1' },
       ...done
     ])
-    const { report } = await drive(viaEvent, { planFirst: true })
+    const { report } = await drive(viaEvent, { session: { planFirst: true } })
     expect(viaEvent.calls[1]?.args).toEqual(['fake-session', 'plan'])
     expect(viaEvent.exitPlanAnswers.get('x1')).toEqual({
       approved: true,
@@ -214,7 +195,7 @@ describe('Run', () => {
       ...done,
       { wait: 2_000 }
     ])
-    const running = drive(viaRequest, { planFirst: true })
+    const running = drive(viaRequest, { session: { planFirst: true } })
     await new Promise((resolve) => setTimeout(resolve, 20))
     expect(viaRequest.requestExitPlan()).toMatchObject({ approved: true })
     await running
@@ -240,7 +221,7 @@ describe('Run', () => {
       }),
       ev('session.idle')
     ])
-    const { report } = await drive(fake, { planFirst: true })
+    const { report } = await drive(fake, { session: { planFirst: true } })
     expect(report.status).toBe('incomplete')
     expect(report.summary).toBe('I did it')
     expect(report.completion).toEqual({ state: 'rejected', reason: 'not allowed in plan mode' })

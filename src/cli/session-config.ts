@@ -35,5 +35,6 @@ export interface CustomAgentConfig {
   name: string
   description: string
   prompt: string
+  /** Tool names the agent may use; all when undefined. */
   tools?: string[]
 }

@@ -18,19 +18,15 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { LineCounter, parseDocument } from 'yaml'
 import { z } from 'zod'
+import type { CustomAgentConfig } from '../cli/session-config.js'
 import { UserError } from '../errors.js'
 import { clipMessage } from '../text/excerpt.js'
 import { isInside, readTreeFile, workspaceRoots } from '../tree-file.js'
 
 export const AGENTS_DIRECTORY = '.github/agents'
 
-/** What `session.create {customAgents}` takes for one agent. */
-export interface CustomAgent {
-  name: string
-  description: string
-  prompt: string
-  /** Tool names the agent may use; all when undefined. */
-  tools?: string[]
+/** One agent as `session.create {customAgents}` takes it, and the file it was read from. */
+export interface CustomAgent extends CustomAgentConfig {
   /** The file, relative to the working directory (for the log and the report). */
   file: string
 }

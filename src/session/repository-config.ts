@@ -48,8 +48,8 @@ export function repositoryConfigOptions(trusted: boolean): RepositoryConfigOptio
 }
 
 /** One line for the log: what the run loads from the tree. */
-export function describeRepositoryConfig(trusted: boolean): string {
-  return trusted
+export function describeRepositoryConfig(config: RepositoryConfigOptions): string {
+  return config.enableConfigDiscovery
     ? 'trusted-config: true: the CLI loads the repository configuration in the working tree (hooks, MCP servers in .mcp.json, skills, custom agents, language servers).'
     : 'Repository configuration in the working tree is not loaded (hooks, MCP servers, skills, custom agents, language servers; instruction files still are). Set trusted-config: true when the tree is trusted.'
 }

@@ -8,11 +8,14 @@
  */
 import type { CreateSessionResult } from '../cli/protocol.js'
 import type { CommandRecord } from '../reporting/types.js'
-import type { ExternalToolDefinition, ExternalToolResult, SessionApi } from '../cli/session-api.js'
-import type { CustomAgentConfig, McpServerConfig, Provider } from '../cli/session-config.js'
+import type {
+  CreateSessionOptions,
+  ExternalToolDefinition,
+  ExternalToolResult,
+  SessionApi
+} from '../cli/session-api.js'
 import { UserError, messageOf } from '../errors.js'
 import type { Policy } from '../policy/index.js'
-import type { SandboxConfig } from '../policy/index.js'
 import type { WorkspaceAudit } from './audit.js'
 import { AUTH_FIX, checkAuth } from './auth.js'
 import { premiumQuota, verifyModel } from './account.js'
@@ -24,7 +27,7 @@ import type { Logger } from './log.js'
 import { Permissions, type Asker } from './permission-requests.js'
 import { PlanExit } from './plan-exit.js'
 import type { StateRecorder } from './recorder.js'
-import { describeRepositoryConfig, repositoryConfigOptions } from './repository-config.js'
+import { describeRepositoryConfig } from './repository-config.js'
 import { Todos } from './todos.js'
 
 export type { Logger } from './log.js'
@@ -35,27 +38,15 @@ export interface RunOptions {
   recorder: StateRecorder
   log: Logger
   prompt: string
-  workingDirectory: string
-  model?: string
-  reasoningEffort?: string
-  /** MCP servers the CLI starts for the session (the `mcp-servers` input, checked). */
-  mcpServers?: Record<string, McpServerConfig>
   /**
-   * Run the `mcp-servers` inside the OS sandbox too (`mcp-sandbox: true`). By default they run
-   * outside it, as the workflow's own processes: most servers need the network or files the
-   * sandbox keeps from the agent's commands.
+   * The `session.create` options, built once (session-options.ts). What the run itself reads of
+   * them (the working directory, plan first, the provider) it reads here.
    */
-  mcpSandbox?: boolean
-  /** The custom agent the session runs as (the `agent` input, read from its file). */
-  agent?: CustomAgentConfig & { file: string }
-  /** The CLI's own spending limit for the session (`sessionLimits.maxAiCredits`). */
-  maxAiCredits?: number
+  session: CreateSessionOptions
+  /** The custom agent's file, relative to the working directory (for the report). */
+  agentFile?: string
   /** Verify and repair: how often a failing verify goes back to the agent. */
   verifyRetries?: number
-  /** A BYOK provider; without one the GitHub sign-in is checked before prompting. */
-  provider?: Provider
-  /** Registration id of the GitHub token provider (the credential never goes into the CLI's environment). */
-  tokenRegistration?: string
   /**
    * The GitHub credential itself (no BYOK provider): `models.list` checks the `model` input with
    * it before the session, `account.getQuota` reads the premium quota after it (both sent over
@@ -64,18 +55,11 @@ export interface RunOptions {
   gitHubToken?: string
   /** Send the prompt in the CLI's fleet mode (`session.fleet.start`): parallel subagents. */
   fleet?: boolean
-  /** Start in plan mode; the action approves the agent's exit from plan mode into autopilot. */
-  planFirst: boolean
-  /** The OS sandbox for the agent's shell commands (`sandboxConfig`), when the run uses it. */
-  sandbox?: SandboxConfig
   /**
    * The workspace audit, its snapshot taken before the session: checked after the agent's work
    * (and each repair), taken again after the setup and verify commands (the workflow's work).
    */
   audit?: WorkspaceAudit
-  /** Let the CLI load the working tree's own configuration (hooks, MCP servers, skills, ...). */
-  trustedConfig: boolean
-  maxAutopilotContinues: number
   timeoutMs: number
   idleTimeoutMs: number
   /** Aborted when the runner cancels the job. */
@@ -95,7 +79,7 @@ export interface RunOptions {
   noAskerReason?: string
   /** Called once the workspace is on record, right before the prompt (the agent's changes start here). */
   onAgentStart?: () => Promise<void>
-  /** Tools the action gives the agent (`session.create {tools}`) and what answers their calls. */
+  /** What answers the calls of the tools offered in `session.tools`. */
   externalTools?: ExternalTools
 }
 
@@ -157,7 +141,7 @@ export class SessionRun {
     this.planExit = new PlanExit({
       api,
       log,
-      planFirst: options.planFirst,
+      planFirst: options.session.requestExitPlanMode,
       sessionId: () => this.sessionId,
       track
     })
@@ -191,8 +175,9 @@ export class SessionRun {
 
   private async drive(): Promise<Ending> {
     const { api, log, recorder, signal } = this.options
-    const { model, gitHubToken } = this.options
-    if (model && gitHubToken && !this.options.provider) {
+    const { gitHubToken, session } = this.options
+    const { model } = session
+    if (model && gitHubToken && !session.provider) {
       await verifyModel(api, model, { gitHubToken }, log)
     }
     const created = await this.createSession()
@@ -200,12 +185,12 @@ export class SessionRun {
     this.sessionId = sessionId
     recorder.record({ type: 'session-created', sessionId })
     log.info(`Session ${sessionId} created`)
-    log.info(describeRepositoryConfig(this.options.trustedConfig))
-    if (!this.options.provider) {
+    log.info(describeRepositoryConfig(this.options.session.repositoryConfig))
+    if (!this.options.session.provider) {
       const login = await checkAuth(api, sessionId)
       log.info(`Signed in to Copilot${login ? ` as ${login}` : ''}`)
     }
-    await api.setMode(sessionId, this.options.planFirst ? 'plan' : 'autopilot')
+    await api.setMode(sessionId, this.options.session.requestExitPlanMode ? 'plan' : 'autopilot')
     if (signal.aborted) return { kind: 'cancelled', during: 'setup' }
 
     if (this.options.setupCommands.length > 0) recorder.record({ type: 'phase', phase: 'setup' })
@@ -301,13 +286,15 @@ export class SessionRun {
     data: { requestId: string; toolName: string; arguments?: unknown }
   ): void {
     const tools = this.options.externalTools
-    const result: ExternalToolResult = tools?.definitions.some((d) => d.name === data.toolName)
-      ? tools.call(data.toolName, data.arguments)
-      : {
-          textResultForLlm: `No tool named ${data.toolName} is offered in this run.`,
-          resultType: 'failure',
-          error: 'unknown tool'
-        }
+    const offered = this.options.session.tools?.some((d) => d.name === data.toolName) ?? false
+    const result: ExternalToolResult =
+      offered && tools
+        ? tools.call(data.toolName, data.arguments)
+        : {
+            textResultForLlm: `No tool named ${data.toolName} is offered in this run.`,
+            resultType: 'failure',
+            error: 'unknown tool'
+          }
     this.track(
       this.options.api.answerToolCall(sessionId, data.requestId, result).catch((error: unknown) => {
         this.options.log.warning(`Could not answer the ${data.toolName} call: ${messageOf(error)}`)
@@ -320,53 +307,19 @@ export class SessionRun {
   private deadline = Number.POSITIVE_INFINITY
 
   private async createSession(): Promise<CreateSessionResult> {
-    const { api, tokenRegistration } = this.options
+    const { api, session, agentFile } = this.options
     try {
-      const { mcpServers, agent } = this.options
+      const { mcpServers, agent } = session
       this.options.recorder.record({
         type: 'session-options',
         mcpServers: Object.entries(mcpServers ?? {}).map(([name, s]) => ({ name, type: s.type })),
-        ...(agent ? { agent: { name: agent.name, file: agent.file } } : {})
+        ...(agent ? { agent: { name: agent.name, file: agentFile ?? '' } } : {})
       })
-      return await api.create({
-        ...(this.options.model ? { model: this.options.model } : {}),
-        ...(mcpServers ? { mcpServers } : {}),
-        ...(this.options.externalTools && this.options.externalTools.definitions.length > 0
-          ? { tools: this.options.externalTools.definitions }
-          : {}),
-        ...(agent
-          ? {
-              agent: {
-                name: agent.name,
-                description: agent.description,
-                prompt: agent.prompt,
-                ...(agent.tools ? { tools: agent.tools } : {})
-              }
-            }
-          : {}),
-        ...(this.options.reasoningEffort ? { reasoningEffort: this.options.reasoningEffort } : {}),
-        ...(this.options.maxAiCredits === undefined
-          ? {}
-          : { maxAiCredits: this.options.maxAiCredits }),
-        workingDirectory: this.options.workingDirectory,
-        maxAutopilotContinues: this.options.maxAutopilotContinues,
-        requestExitPlanMode: this.options.planFirst,
-        ...(this.options.sandbox
-          ? {
-              sandboxConfig:
-                mcpServers && !this.options.mcpSandbox
-                  ? { ...this.options.sandbox, sandboxMcpServers: false as const }
-                  : this.options.sandbox
-            }
-          : {}),
-        repositoryConfig: repositoryConfigOptions(this.options.trustedConfig),
-        ...(this.options.provider ? { provider: this.options.provider } : {}),
-        ...(tokenRegistration ? { gitHubTokenRegistration: tokenRegistration } : {})
-      })
+      return await api.create(session)
     } catch (error) {
       // The CLI validates the token while it creates the session.
       if (
-        tokenRegistration &&
+        session.gitHubTokenRegistration &&
         /token validation|authenticat|unauthori[sz]ed|401|403/i.test(messageOf(error))
       ) {
         throw new UserError(
@@ -551,7 +504,7 @@ export class SessionRun {
     timeoutMs: number
   ): Promise<void> {
     const { api, gitHubToken, recorder } = this.options
-    if (!gitHubToken || this.options.provider) return
+    if (!gitHubToken || this.options.session.provider) return
     await attempt('Reading the premium quota', async () => {
       const quota = premiumQuota(await api.quota({ gitHubToken, timeoutMs }))
       if (quota) recorder.record({ type: 'quota', quota })
@@ -563,7 +516,7 @@ export class SessionRun {
       api: this.options.api,
       log: this.options.log,
       record: (input) => this.options.recorder.record(input),
-      workingDirectory: this.options.workingDirectory,
+      workingDirectory: this.options.session.workingDirectory,
       scratchDir: this.options.scratchDir,
       timeoutMs: this.options.commandTimeoutMs,
       signal: this.options.signal,

@@ -5,11 +5,22 @@
  * before any CLI is started: the entry does not start one early when either is set.
  */
 import type { Settings } from '../settings.js'
-import { readCustomAgent } from './custom-agent.js'
-import { readMcpServers } from './mcp-servers.js'
+import { readCustomAgent, type CustomAgent } from './custom-agent.js'
+import { readMcpServers, type McpServersInput } from './mcp-servers.js'
 
-/** The settings with `mcpServers` and `agent` read and checked; their secrets added. */
-export function resolveSessionInputs(settings: Settings): Settings {
+/** The `mcp-servers` and `agent` inputs, read and checked. */
+export interface SessionInputs {
+  /** mcp-servers: MCP servers the CLI starts for the session (checked, secrets collected). */
+  mcpServers?: McpServersInput
+  /** agent: the custom agent from .github/agents the session runs as. */
+  agent?: CustomAgent
+}
+
+/** Reads `settings.raw`: the session inputs, and the settings with their secrets added. */
+export function resolveSessionInputs(settings: Settings): {
+  settings: Settings
+  session: SessionInputs
+} {
   const { raw } = settings
   const mcpServers = readMcpServers(
     raw.mcpServers,
@@ -22,9 +33,7 @@ export function resolveSessionInputs(settings: Settings): Settings {
       ? undefined
       : readCustomAgent(raw.agent, settings.workingDirectory, raw.workspace)
   return {
-    ...settings,
-    ...(mcpServers ? { mcpServers } : {}),
-    ...(agent ? { agent } : {}),
-    secrets: [...settings.secrets, ...(mcpServers?.secrets ?? [])]
+    settings: { ...settings, secrets: [...settings.secrets, ...(mcpServers?.secrets ?? [])] },
+    session: { ...(mcpServers ? { mcpServers } : {}), ...(agent ? { agent } : {}) }
   }
 }
