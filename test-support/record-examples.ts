@@ -29,6 +29,8 @@ export const EXAMPLE_REPO = 'octo-org/calc'
 export const EXAMPLE_RUN_ID = '12345678901'
 export const EXAMPLE_WORKSPACE = '/home/runner/work/calc/calc'
 const EXAMPLE_HOME = '/home/runner'
+/** The commit every example run starts from. */
+export const EXAMPLE_COMMIT = '5d1e3c0a9b7f4e2d8c6a1b3f0e9d7c5a4b2e1f08'
 export const EXAMPLE_STARTED_AT = '2026-11-22T10:00:00.000Z'
 const EXAMPLE_START = Date.parse(EXAMPLE_STARTED_AT)
 const MODEL = 'claude-sonnet-4.5'
@@ -602,9 +604,13 @@ export function normalize(report: Report, scenario: Scenario, ws: RunnerWorkspac
     [ws.workRoot, `${EXAMPLE_HOME}/work`],
     [ws.home, EXAMPLE_HOME]
   ]
+  // the checkout's commit (its hash has the recording's time in it) and the run's temp names (a pid)
+  const commit = report.changes?.base ?? report.commit
+  if (commit) replacements.unshift([commit, EXAMPLE_COMMIT])
   const text = (s: string): string => {
     let out = s
     for (const [from, to] of replacements) out = out.split(from).join(to)
+    out = out.replace(/copilot-autopilot-(\d+)-\d+/g, 'copilot-autopilot-$1-2107')
     out = out.replace(UUID, (id) => {
       const key = id.toLowerCase()
       if (!uuids.has(key)) uuids.set(key, stableUuid(`${scenario.name}/${uuids.size}`))

@@ -75,6 +75,7 @@ export function commentParts(view: View, limits: Limits, trimmed: string[]): (st
     claimSection(view, limits),
     asksSection(view, limits),
     changesSection(view, limits),
+    writeBackSection(view, limits),
     toolsLine(view),
     planSection(view, limits),
     denialsSection(view, limits),
@@ -113,6 +114,42 @@ export function changesSection(view: View, limits: Limits): string | null {
     parts.push(details(plural(changes.files.length - open.length, 'more file'), rest.join('\n')))
   }
   return parts.join('\n\n')
+}
+
+/**
+ * What the run leaves for the publish step (issue 23): the patch of the agent's changes (output
+ * `patch-path`) and what it proposed through the safe-output tools, titles neutralized.
+ * `💾 **Kept for the publish step:** the patch (output `patch-path`) · pull request “Fix sum()” (draft) · labels `bug``
+ */
+export function writeBackSection(view: View, limits: Limits): string | null {
+  const { changes, safeOutputs } = view.report
+  const items: string[] = []
+  if (changes?.patchPath !== undefined && changes.files.length > 0) {
+    items.push('the patch (output `patch-path`)')
+  }
+  const max = Math.max(40, limits.detail)
+  for (const p of safeOutputs?.proposals ?? []) {
+    if (p.kind === 'pull-request') {
+      items.push(`pull request “${view.inline(p.title, max)}”${p.draft ? ' (draft)' : ''}`)
+    } else if (p.kind === 'issue') {
+      items.push(`issue “${view.inline(p.title, max)}”`)
+    } else if (p.kind === 'labels') {
+      items.push(`labels ${p.labels.map((l) => view.code(l, 50)).join(', ')}`)
+    }
+  }
+  const comments = (safeOutputs?.proposals ?? []).filter((p) => p.kind === 'comment').length
+  if (comments > 0) items.push(plural(comments, 'comment'))
+  const refused = safeOutputs?.refused.length ?? 0
+  if (items.length === 0 && refused === 0) return null
+  const lines = [
+    `💾 **Kept for the publish step:** ${items.length > 0 ? items.join(' · ') : 'nothing'}`
+  ]
+  if (refused > 0) {
+    lines.push(
+      `${plural(refused, 'proposal')} refused as invalid (the agent was told why; the job summary lists them)`
+    )
+  }
+  return lines.join('  \n')
 }
 
 /** `+27 −2 in 2 files`, or `no files changed`. */

@@ -4,7 +4,7 @@
  * full decision log, the commands with their output, the models and the modified files.
  */
 import { PREMIUM_NOTE } from './figures.js'
-import { changeTotals, requestsPhrase, tokensPhrase } from './render-comment.js'
+import { changeTotals, requestsPhrase, tokensPhrase, writeBackSection } from './render-comment.js'
 import {
   asksSection,
   claimSection,
@@ -77,9 +77,22 @@ export function summaryParts(view: View, limits: Limits, trimmed: string[]): (st
     permissionSection(view, limits),
     commandSection(view, limits),
     usageSection(view, limits),
+    writeBackSection(view, limits),
+    refusedProposals(view),
     subagentsAndQuota(view),
     trimNote(view.options.maxLength, trimmed)
   ]
+}
+
+/** The safe-output calls refused as invalid, each with why (the comment only counts them). */
+export function refusedProposals(view: View): string | null {
+  const refused = view.report.safeOutputs?.refused ?? []
+  if (refused.length === 0) return null
+  const list = refused
+    .slice(0, 20)
+    .map((r) => `- ${view.code(r.tool, 60)}: ${view.inline(r.reason, 300)}`)
+  if (refused.length > 20) list.push(`- … ${refused.length - 20} more`)
+  return details(`Refused proposals (${formatInt(refused.length)})`, list.join('\n'))
 }
 
 /**
