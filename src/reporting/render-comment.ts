@@ -4,19 +4,7 @@
  * of figures with a link to the job summary, which has everything else.
  */
 import { PREMIUM_NOTE } from './figures.js'
-import {
-  asksSection,
-  claimSection,
-  denialCause,
-  headline,
-  mcpFigures,
-  planSection,
-  policyIssuesSection,
-  policyLinks,
-  problemsSection,
-  trimNote,
-  type Limits
-} from './render-sections.js'
+import { bodyParts, denialCause, mcpFigures, planSection, type Limits } from './render-sections.js'
 import {
   details,
   formatCompact,
@@ -59,30 +47,15 @@ export const COMMENT_LIMITS: Limits = {
 const OPEN_FILES = 5
 
 export function commentParts(view: View, limits: Limits, trimmed: string[]): (string | null)[] {
-  if (view.badPolicy) {
-    return [
-      view.options.marker ?? null,
-      headline(view),
-      policyIssuesSection(view, limits),
-      policyLinks(view, true),
-      trimNote(view.options.maxLength, trimmed)
-    ]
-  }
-  return [
-    view.options.marker ?? null,
-    headline(view),
-    problemsSection(view, limits),
-    claimSection(view, limits),
-    asksSection(view, limits),
+  return bodyParts(view, limits, trimmed, true, () => [
     changesSection(view, limits),
     writeBackSection(view, limits),
     toolsLine(view),
     planSection(view, limits),
     denialsSection(view, limits),
     promptSection(view, limits),
-    metricsLine(view, limits),
-    trimNote(view.options.maxLength, trimmed)
-  ]
+    metricsLine(view, limits)
+  ])
 }
 
 /**

@@ -726,6 +726,34 @@ export function stateWords(state: string): string {
 // Shared bits
 
 /**
+ * The parts the comment and the job summary share: the marker and the headline first, the trim
+ * note last; between them a bad policy file's errors alone, or else what went wrong, the claim
+ * and the asks, then the body's own sections (`rest`).
+ */
+export function bodyParts(
+  view: View,
+  limits: Limits,
+  trimmed: string[],
+  inComment: boolean,
+  rest: () => (string | null)[]
+): (string | null)[] {
+  const middle = view.badPolicy
+    ? [policyIssuesSection(view, limits), policyLinks(view, inComment)]
+    : [
+        problemsSection(view, limits),
+        claimSection(view, limits),
+        asksSection(view, limits),
+        ...rest()
+      ]
+  return [
+    view.options.marker ?? null,
+    headline(view),
+    ...middle,
+    trimNote(view.options.maxLength, trimmed)
+  ]
+}
+
+/**
  * Every request the policy put to a person: what, who answered and when (or that nobody did).
  * Listed in full: a person's decision is part of what happened.
  */

@@ -5,19 +5,7 @@
  */
 import { PREMIUM_NOTE } from './figures.js'
 import { changeTotals, requestsPhrase, tokensPhrase, writeBackSection } from './render-comment.js'
-import {
-  asksSection,
-  claimSection,
-  commandLine,
-  headline,
-  mcpSection,
-  planSection,
-  policyIssuesSection,
-  policyLinks,
-  problemsSection,
-  trimNote,
-  type Limits
-} from './render-sections.js'
+import { bodyParts, commandLine, mcpSection, planSection, type Limits } from './render-sections.js'
 import {
   OUTCOME_ICON,
   details,
@@ -56,21 +44,7 @@ export const SUMMARY_LIMITS: Limits = {
 }
 
 export function summaryParts(view: View, limits: Limits, trimmed: string[]): (string | null)[] {
-  if (view.badPolicy) {
-    return [
-      view.options.marker ?? null,
-      headline(view),
-      policyIssuesSection(view, limits),
-      policyLinks(view, false),
-      trimNote(view.options.maxLength, trimmed)
-    ]
-  }
-  return [
-    view.options.marker ?? null,
-    headline(view),
-    problemsSection(view, limits),
-    claimSection(view, limits),
-    asksSection(view, limits),
+  return bodyParts(view, limits, trimmed, false, () => [
     planSection(view, limits),
     toolSection(view, limits),
     mcpSection(view, limits),
@@ -79,9 +53,8 @@ export function summaryParts(view: View, limits: Limits, trimmed: string[]): (st
     usageSection(view, limits),
     writeBackSection(view, limits),
     refusedProposals(view),
-    subagentsAndQuota(view),
-    trimNote(view.options.maxLength, trimmed)
-  ]
+    subagentsAndQuota(view)
+  ])
 }
 
 /** The safe-output calls refused as invalid, each with why (the comment only counts them). */

@@ -122,10 +122,13 @@ function fit(view: View, defaults: Limits, steps: TrimStep[], parts: Parts): str
 
 const longer = (text: string | null | undefined, n: number): boolean => (text?.length ?? 0) > n
 
-/** Set a limit when the report has more than it. */
+/** The limits that are numbers (all but the `succeeded` switch). */
+type NumberLimit = { [K in keyof Limits]: Limits[K] extends number ? K : never }[keyof Limits]
+
+/** Set a limit when the report has more characters than it. */
 function lower(
   label: string,
-  key: 'summary' | 'plan' | 'error' | 'tail',
+  key: NumberLimit,
   to: number,
   text: (view: View) => string | null | undefined
 ): TrimStep {
@@ -136,24 +139,31 @@ function lower(
   }
 }
 
+/** Set a limit when the report has more items than it. */
+function fewer(
+  label: string,
+  key: NumberLimit,
+  to: number,
+  count: (view: View) => number
+): TrimStep {
+  return {
+    label,
+    cuts: (v, l) => l[key] > to && count(v) > to,
+    apply: (l) => (l[key] = to)
+  }
+}
+
 const summaryText = (v: View): string | null => v.report.summary
 const planText = (v: View): string | null => v.report.plan.content
+const promptText = (v: View): string | undefined => v.options.prompt?.trim()
 const errorText = (v: View): string | undefined => v.report.error?.message
 const longestTail = (v: View): string =>
   v.failingCommands.reduce((a, c) => (c.outputTail.length > a.length ? c.outputTail : a), '')
 
 /** The comment: least important first. The headline and the figures always stay. */
 const COMMENT_TRIM: TrimStep[] = [
-  {
-    label: 'prompt',
-    cuts: (v, l) => l.prompt > 500 && (v.options.prompt?.trim().length ?? 0) > 500,
-    apply: (l) => (l.prompt = 500)
-  },
-  {
-    label: 'files changed list',
-    cuts: (v, l) => l.files > 5 && v.files.length > 5,
-    apply: (l) => (l.files = 5)
-  },
+  lower('prompt', 'prompt', 500, promptText),
+  fewer('files changed list', 'files', 5, (v) => v.files.length),
   lower('plan', 'plan', 1000, planText),
   {
     label: 'denied requests list',
@@ -166,42 +176,14 @@ const COMMENT_TRIM: TrimStep[] = [
   lower('summary', 'summary', 1500, summaryText),
   lower('error details', 'error', 500, errorText),
   lower('command output', 'tail', 1000, longestTail),
-  {
-    label: 'todos',
-    cuts: (v, l) => l.todos > 10 && v.report.plan.todos.length > 10,
-    apply: (l) => (l.todos = 10)
-  },
-  { label: 'plan', cuts: (v, l) => l.plan > 0 && !!planText(v), apply: (l) => (l.plan = 0) },
-  {
-    label: 'denied requests list',
-    cuts: (v, l) => l.rules > 3 && v.denialGroups.length > 3,
-    apply: (l) => (l.rules = 3)
-  },
-  {
-    label: 'suggested rules',
-    cuts: (v, l) => l.blocking > 1 && v.denied.length > 1,
-    apply: (l) => (l.blocking = 1)
-  },
-  {
-    label: 'policy errors',
-    cuts: (v, l) => l.issues > 3 && (v.report.policy.issues?.length ?? 0) > 3,
-    apply: (l) => (l.issues = 3)
-  },
-  {
-    label: 'todos',
-    cuts: (v, l) => l.todos > 0 && v.report.plan.todos.length > 0,
-    apply: (l) => (l.todos = 0)
-  },
-  {
-    label: 'prompt',
-    cuts: (v, l) => l.prompt > 0 && !!v.options.prompt?.trim(),
-    apply: (l) => (l.prompt = 0)
-  },
-  {
-    label: 'files changed list',
-    cuts: (v, l) => l.files > 0 && v.files.length > 0,
-    apply: (l) => (l.files = 0)
-  },
+  fewer('todos', 'todos', 10, (v) => v.report.plan.todos.length),
+  lower('plan', 'plan', 0, planText),
+  fewer('denied requests list', 'rules', 3, (v) => v.denialGroups.length),
+  fewer('suggested rules', 'blocking', 1, (v) => v.denied.length),
+  fewer('policy errors', 'issues', 3, (v) => v.report.policy.issues?.length ?? 0),
+  fewer('todos', 'todos', 0, (v) => v.report.plan.todos.length),
+  lower('prompt', 'prompt', 0, promptText),
+  fewer('files changed list', 'files', 0, (v) => v.files.length),
   lower('summary', 'summary', 300, summaryText),
   {
     label: 'error details',
@@ -225,16 +207,8 @@ const SUMMARY_TRIM: TrimStep[] = [
       l.detail = 120
     }
   },
-  {
-    label: 'decision log',
-    cuts: (v, l) => l.decisions > 50 && v.report.permissions.length > 50,
-    apply: (l) => (l.decisions = 50)
-  },
-  {
-    label: 'modified files list',
-    cuts: (v, l) => l.files > 20 && v.files.length > 20,
-    apply: (l) => (l.files = 20)
-  },
+  fewer('decision log', 'decisions', 50, (v) => v.report.permissions.length),
+  fewer('modified files list', 'files', 20, (v) => v.files.length),
   lower('plan', 'plan', 3000, planText),
   {
     label: 'command output',
@@ -242,75 +216,27 @@ const SUMMARY_TRIM: TrimStep[] = [
       l.commandOutput > 1000 && v.report.commands.some((c) => c.outputTail.length > 1000),
     apply: (l) => (l.commandOutput = 1000)
   },
-  {
-    label: 'tool calls list',
-    cuts: (v, l) => l.calls > 30 && v.report.tools.length > 30,
-    apply: (l) => (l.calls = 30)
-  },
-  {
-    label: 'decision log',
-    cuts: (v, l) => l.decisions > 0 && v.report.permissions.length > 0,
-    apply: (l) => (l.decisions = 0)
-  },
-  {
-    label: 'tool calls list',
-    cuts: (v, l) => l.calls > 0 && v.report.tools.length > 0,
-    apply: (l) => (l.calls = 0)
-  },
-  {
-    label: 'modified files list',
-    cuts: (v, l) => l.files > 0 && v.files.length > 0,
-    apply: (l) => (l.files = 0)
-  },
-  { label: 'plan', cuts: (v, l) => l.plan > 0 && !!planText(v), apply: (l) => (l.plan = 0) },
-  {
-    label: 'todos',
-    cuts: (v, l) => l.todos > 20 && v.report.plan.todos.length > 20,
-    apply: (l) => (l.todos = 20)
-  },
+  fewer('tool calls list', 'calls', 30, (v) => v.report.tools.length),
+  fewer('decision log', 'decisions', 0, (v) => v.report.permissions.length),
+  fewer('tool calls list', 'calls', 0, (v) => v.report.tools.length),
+  fewer('modified files list', 'files', 0, (v) => v.files.length),
+  lower('plan', 'plan', 0, planText),
+  fewer('todos', 'todos', 20, (v) => v.report.plan.todos.length),
   {
     label: 'command output',
     cuts: (v, l) =>
       l.commandOutput > 0 && v.report.commands.some((c) => c.outputTail.trim() !== ''),
     apply: (l) => (l.commandOutput = 0)
   },
-  {
-    label: 'tool table',
-    cuts: (v, l) => l.toolRows > 10 && v.toolRows.length > 10,
-    apply: (l) => (l.toolRows = 10)
-  },
+  fewer('tool table', 'toolRows', 10, (v) => v.toolRows.length),
   lower('summary', 'summary', 1500, summaryText),
   lower('error details', 'error', 1000, errorText),
-  {
-    label: 'todos',
-    cuts: (v, l) => l.todos > 0 && v.report.plan.todos.length > 0,
-    apply: (l) => (l.todos = 0)
-  },
-  {
-    label: 'commands',
-    cuts: (v, l) => l.commands > 5 && v.report.commands.length > 5,
-    apply: (l) => (l.commands = 5)
-  },
-  {
-    label: 'policy errors',
-    cuts: (v, l) => l.issues > 10 && (v.report.policy.issues?.length ?? 0) > 10,
-    apply: (l) => (l.issues = 10)
-  },
-  {
-    label: 'permission kinds table',
-    cuts: (v, l) => l.kinds > 5 && v.kinds.length > 5,
-    apply: (l) => (l.kinds = 5)
-  },
-  {
-    label: 'model table',
-    cuts: (v, l) => l.models > 5 && v.models.length > 5,
-    apply: (l) => (l.models = 5)
-  },
-  {
-    label: 'tool table',
-    cuts: (v, l) => l.toolRows > 5 && v.toolRows.length > 5,
-    apply: (l) => (l.toolRows = 5)
-  },
+  fewer('todos', 'todos', 0, (v) => v.report.plan.todos.length),
+  fewer('commands', 'commands', 5, (v) => v.report.commands.length),
+  fewer('policy errors', 'issues', 10, (v) => v.report.policy.issues?.length ?? 0),
+  fewer('permission kinds table', 'kinds', 5, (v) => v.kinds.length),
+  fewer('model table', 'models', 5, (v) => v.models.length),
+  fewer('tool table', 'toolRows', 5, (v) => v.toolRows.length),
   lower('summary', 'summary', 300, summaryText),
   {
     label: 'error details',
