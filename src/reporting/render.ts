@@ -153,6 +153,35 @@ function fewer(
   }
 }
 
+/** How many of each listed thing the report has. */
+const count = {
+  files: (v: View): number => v.files.length,
+  todos: (v: View): number => v.report.plan.todos.length,
+  denialGroups: (v: View): number => v.denialGroups.length,
+  denied: (v: View): number => v.denied.length,
+  issues: (v: View): number => v.report.policy.issues?.length ?? 0,
+  decisions: (v: View): number => v.report.permissions.length,
+  calls: (v: View): number => v.report.tools.length,
+  toolRows: (v: View): number => v.toolRows.length,
+  commands: (v: View): number => v.report.commands.length,
+  kinds: (v: View): number => v.kinds.length,
+  models: (v: View): number => v.models.length
+}
+
+/** The last step: the error message to 300 characters, less activity and output, shorter details. */
+function errorDetails(activity: number, tail: number, detail: number): TrimStep {
+  return {
+    label: 'error details',
+    cuts: (v, l) => l.error > 300 || l.activity > activity || l.tail > tail,
+    apply: (l) => {
+      l.error = 300
+      l.activity = activity
+      l.tail = tail
+      l.detail = detail
+    }
+  }
+}
+
 const summaryText = (v: View): string | null => v.report.summary
 const planText = (v: View): string | null => v.report.plan.content
 const promptText = (v: View): string | undefined => v.options.prompt?.trim()
@@ -163,7 +192,7 @@ const longestTail = (v: View): string =>
 /** The comment: least important first. The headline and the figures always stay. */
 const COMMENT_TRIM: TrimStep[] = [
   lower('prompt', 'prompt', 500, promptText),
-  fewer('files changed list', 'files', 5, (v) => v.files.length),
+  fewer('files changed list', 'files', 5, count.files),
   lower('plan', 'plan', 1000, planText),
   {
     label: 'denied requests list',
@@ -176,25 +205,16 @@ const COMMENT_TRIM: TrimStep[] = [
   lower('summary', 'summary', 1500, summaryText),
   lower('error details', 'error', 500, errorText),
   lower('command output', 'tail', 1000, longestTail),
-  fewer('todos', 'todos', 10, (v) => v.report.plan.todos.length),
+  fewer('todos', 'todos', 10, count.todos),
   lower('plan', 'plan', 0, planText),
-  fewer('denied requests list', 'rules', 3, (v) => v.denialGroups.length),
-  fewer('suggested rules', 'blocking', 1, (v) => v.denied.length),
-  fewer('policy errors', 'issues', 3, (v) => v.report.policy.issues?.length ?? 0),
-  fewer('todos', 'todos', 0, (v) => v.report.plan.todos.length),
+  fewer('denied requests list', 'rules', 3, count.denialGroups),
+  fewer('suggested rules', 'blocking', 1, count.denied),
+  fewer('policy errors', 'issues', 3, count.issues),
+  fewer('todos', 'todos', 0, count.todos),
   lower('prompt', 'prompt', 0, promptText),
-  fewer('files changed list', 'files', 0, (v) => v.files.length),
+  fewer('files changed list', 'files', 0, count.files),
   lower('summary', 'summary', 300, summaryText),
-  {
-    label: 'error details',
-    cuts: (v, l) => l.error > 300 || l.activity > 0 || l.tail > 0,
-    apply: (l) => {
-      l.error = 300
-      l.activity = 0
-      l.tail = 0
-      l.detail = 60
-    }
-  }
+  errorDetails(0, 0, 60)
 ]
 
 /** The job summary: least important first. */
@@ -207,8 +227,8 @@ const SUMMARY_TRIM: TrimStep[] = [
       l.detail = 120
     }
   },
-  fewer('decision log', 'decisions', 50, (v) => v.report.permissions.length),
-  fewer('modified files list', 'files', 20, (v) => v.files.length),
+  fewer('decision log', 'decisions', 50, count.decisions),
+  fewer('modified files list', 'files', 20, count.files),
   lower('plan', 'plan', 3000, planText),
   {
     label: 'command output',
@@ -216,36 +236,27 @@ const SUMMARY_TRIM: TrimStep[] = [
       l.commandOutput > 1000 && v.report.commands.some((c) => c.outputTail.length > 1000),
     apply: (l) => (l.commandOutput = 1000)
   },
-  fewer('tool calls list', 'calls', 30, (v) => v.report.tools.length),
-  fewer('decision log', 'decisions', 0, (v) => v.report.permissions.length),
-  fewer('tool calls list', 'calls', 0, (v) => v.report.tools.length),
-  fewer('modified files list', 'files', 0, (v) => v.files.length),
+  fewer('tool calls list', 'calls', 30, count.calls),
+  fewer('decision log', 'decisions', 0, count.decisions),
+  fewer('tool calls list', 'calls', 0, count.calls),
+  fewer('modified files list', 'files', 0, count.files),
   lower('plan', 'plan', 0, planText),
-  fewer('todos', 'todos', 20, (v) => v.report.plan.todos.length),
+  fewer('todos', 'todos', 20, count.todos),
   {
     label: 'command output',
     cuts: (v, l) =>
       l.commandOutput > 0 && v.report.commands.some((c) => c.outputTail.trim() !== ''),
     apply: (l) => (l.commandOutput = 0)
   },
-  fewer('tool table', 'toolRows', 10, (v) => v.toolRows.length),
+  fewer('tool table', 'toolRows', 10, count.toolRows),
   lower('summary', 'summary', 1500, summaryText),
   lower('error details', 'error', 1000, errorText),
-  fewer('todos', 'todos', 0, (v) => v.report.plan.todos.length),
-  fewer('commands', 'commands', 5, (v) => v.report.commands.length),
-  fewer('policy errors', 'issues', 10, (v) => v.report.policy.issues?.length ?? 0),
-  fewer('permission kinds table', 'kinds', 5, (v) => v.kinds.length),
-  fewer('model table', 'models', 5, (v) => v.models.length),
-  fewer('tool table', 'toolRows', 5, (v) => v.toolRows.length),
+  fewer('todos', 'todos', 0, count.todos),
+  fewer('commands', 'commands', 5, count.commands),
+  fewer('policy errors', 'issues', 10, count.issues),
+  fewer('permission kinds table', 'kinds', 5, count.kinds),
+  fewer('model table', 'models', 5, count.models),
+  fewer('tool table', 'toolRows', 5, count.toolRows),
   lower('summary', 'summary', 300, summaryText),
-  {
-    label: 'error details',
-    cuts: (v, l) => l.error > 300 || l.activity > 5 || l.tail > 1000,
-    apply: (l) => {
-      l.error = 300
-      l.activity = 5
-      l.tail = 1000
-      l.detail = 80
-    }
-  }
+  errorDetails(5, 1000, 80)
 ]
