@@ -465,6 +465,25 @@ export function createApprovals(options: ApprovalsOptions): Approvals {
       log.info(`Ignored a reply to approval request ${request.id}: ${message}`)
     }
 
+    /** The commenter's permission; undefined (warned once per comment) when it cannot be read. */
+    const permissionOf = async (
+      key: string,
+      login: string,
+      reply: 'reply' | 'answer'
+    ): Promise<PermissionLevel | undefined> => {
+      try {
+        return await repositoryPermission(client, where, login)
+      } catch (error) {
+        if (!warned.has(key)) {
+          warned.add(key)
+          log.warning(
+            `Could not check the permission of ${login} on ${where.owner}/${where.repo} for their ${reply} to approval request ${request.id}: ${oneLine(messageOf(error))}; will check again`
+          )
+        }
+        return undefined
+      }
+    }
+
     const firstAnswer = async (comments: ListedComment[]): Promise<Found | undefined> => {
       for (const comment of comments) {
         const key = `${comment.id}@${comment.updated_at ?? ''}`
@@ -476,26 +495,16 @@ export function createApprovals(options: ApprovalsOptions): Approvals {
           continue
         }
         const login = user.login
+        const ownComment =
+          posted.author !== undefined && login.toLowerCase() === posted.author.toLowerCase()
         const what = `/${command.verdict === 'approved' ? 'approve' : 'deny'} by ${login} (comment ${comment.id})`
         if (command.id === undefined) {
           // An answer must say which question it answers: a bare /approve meant for an earlier
           // question (or another run's) must not approve this one. A writer is told so at once.
-          const ownComment =
-            posted.author !== undefined && login.toLowerCase() === posted.author.toLowerCase()
           if (!toldMissingId.has(comment.id) && !isBot(user) && !ownComment) {
-            let level: PermissionLevel
-            try {
-              level = await repositoryPermission(client, where, login)
-            } catch (error) {
-              if (!warned.has(key)) {
-                warned.add(key)
-                log.warning(
-                  `Could not check the permission of ${login} on ${where.owner}/${where.repo} for their reply to approval request ${request.id}: ${oneLine(messageOf(error))}; will check again`
-                )
-              }
-              // Not an answer: later answers may go on; this one is judged again next poll.
-              continue
-            }
+            const level = await permissionOf(key, login, 'reply')
+            // Not an answer: later answers may go on; this one is judged again next poll.
+            if (level === undefined) continue
             if (canWrite(level)) await tellMissingId(comment, command, request, posted)
           }
           ignore(key, `${what} names no request id (the answer must be /approve ${request.id})`)
@@ -509,23 +518,13 @@ export function createApprovals(options: ApprovalsOptions): Approvals {
           ignore(key, `${what}: bots cannot answer`)
           continue
         }
-        if (posted.author !== undefined && login.toLowerCase() === posted.author.toLowerCase()) {
+        if (ownComment) {
           ignore(key, `${what}: written by the action's own identity`)
           continue
         }
-        let level: PermissionLevel
-        try {
-          level = await repositoryPermission(client, where, login)
-        } catch (error) {
-          if (!warned.has(key)) {
-            warned.add(key)
-            log.warning(
-              `Could not check the permission of ${login} on ${where.owner}/${where.repo} for their answer to approval request ${request.id}: ${oneLine(messageOf(error))}; will check again`
-            )
-          }
-          // Later answers must not overtake this one: try again at the next poll.
-          return undefined
-        }
+        const level = await permissionOf(key, login, 'answer')
+        // Later answers must not overtake this one: try again at the next poll.
+        if (level === undefined) return undefined
         if (!canWrite(level)) {
           ignore(
             key,

@@ -276,7 +276,7 @@ export async function initStoreGit(root: string, storeDir: string): Promise<bool
 }
 
 /** A git tree of the working tree's non-ignored files, in the store's own git directory. */
-async function gitTree(root: string, storeDir: string): Promise<string | undefined> {
+export async function gitTree(root: string, storeDir: string): Promise<string | undefined> {
   if (!(await initStoreGit(root, storeDir))) return undefined
   const env = storeEnv(root, storeDir)
   // a file that goes away while it is read (a hook's, a server's) must not lose the whole tree

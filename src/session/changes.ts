@@ -13,7 +13,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import type { ChangedFileRecord, ChangesRecord, Metrics } from '../reporting/types.js'
-import { git, initStoreGit, storeEnv } from './audit.js'
+import { git, gitTree, storeEnv } from './audit.js'
 
 export interface AgentChangesOptions {
   /** The workspace (the agent's working directory). */
@@ -196,13 +196,6 @@ export class AgentChanges {
 
   /** The tree of the work tree's files git does not ignore, in the private store. */
   private async tree(): Promise<string | undefined> {
-    const { root, storeDir } = this.options
-    if (!(await initStoreGit(root, storeDir))) return undefined
-    const env = storeEnv(root, storeDir)
-    const added = await git(root, ['add', '-A', '--ignore-errors', '--', '.'], env)
-    if (added.code !== 0) return undefined
-    const tree = await git(root, ['write-tree'], env)
-    const id = tree.stdout.trim()
-    return tree.code === 0 && /^[0-9a-f]{40,64}$/.test(id) ? id : undefined
+    return gitTree(this.options.root, this.options.storeDir)
   }
 }
