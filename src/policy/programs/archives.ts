@@ -47,20 +47,25 @@ export function fileEffects(words: readonly ShellWord[], name: string): CommandE
   return out
 }
 
+/** The tar options that take a value and read, write, run or connect with it. */
+const TAR_EFFECTFUL_VALUES = [
+  'file',
+  'directory',
+  'to-command',
+  'use-compress-program',
+  'checkpoint-action',
+  'rsh-command',
+  'rmt-command',
+  'info-script',
+  'new-volume-script',
+  'index-file',
+  'listed-incremental'
+]
+
 export const TAR: OptionTable = {
   shortValue: 'bCfFgHIKLNTVX',
   longValue: [
-    'file',
-    'directory',
-    'to-command',
-    'use-compress-program',
-    'checkpoint-action',
-    'rsh-command',
-    'rmt-command',
-    'info-script',
-    'new-volume-script',
-    'index-file',
-    'listed-incremental',
+    ...TAR_EFFECTFUL_VALUES,
     'files-from',
     'exclude-from',
     'exclude',
@@ -123,17 +128,7 @@ export const TAR: OptionTable = {
     'catenate',
     'concatenate',
     'delete',
-    'file',
-    'directory',
-    'to-command',
-    'use-compress-program',
-    'checkpoint-action',
-    'rsh-command',
-    'rmt-command',
-    'info-script',
-    'new-volume-script',
-    'index-file',
-    'listed-incremental',
+    ...TAR_EFFECTFUL_VALUES,
     'volno-file',
     'remove-files',
     'absolute-names'

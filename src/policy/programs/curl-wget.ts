@@ -16,6 +16,34 @@ import { type OptionTable, has, parseOptions, unknownWords, values } from './opt
 // ---------------------------------------------------------------------------------------------
 // curl, wget
 
+/** The options naming a file curl writes (beside the output). */
+export const CURL_FILES = [
+  'dump-header',
+  'cookie-jar',
+  'trace',
+  'trace-ascii',
+  'stderr',
+  'libcurl',
+  'etag-save',
+  'hsts',
+  'alt-svc',
+  'ssl-sessions'
+]
+/** The options that send curl's traffic elsewhere than the URL's host. */
+export const CURL_REDIRECTS = [
+  'proxy',
+  'preproxy',
+  'socks4',
+  'socks4a',
+  'socks5',
+  'socks5-hostname',
+  'resolve',
+  'connect-to',
+  'doh-url',
+  'unix-socket',
+  'abstract-unix-socket'
+]
+
 export const CURL: OptionTable = {
   shortValue: 'AbcCdDeEFHKmoPQrtTuUwxXyYz',
   longValue: [
@@ -36,25 +64,13 @@ export const CURL: OptionTable = {
     'referer',
     'request',
     'cookie',
-    'cookie-jar',
     'config',
     'max-time',
     'connect-timeout',
-    'proxy',
-    'preproxy',
     'proxy-user',
     'proxy-header',
-    'dump-header',
     'write-out',
-    'trace',
-    'trace-ascii',
-    'stderr',
-    'libcurl',
-    'etag-save',
     'etag-compare',
-    'hsts',
-    'alt-svc',
-    'ssl-sessions',
     'upload-file',
     'range',
     'retry',
@@ -67,11 +83,6 @@ export const CURL: OptionTable = {
     'cacert',
     'capath',
     'ciphers',
-    'resolve',
-    'connect-to',
-    'doh-url',
-    'unix-socket',
-    'abstract-unix-socket',
     'interface',
     'dns-servers',
     'continue-at',
@@ -82,10 +93,6 @@ export const CURL: OptionTable = {
     'oauth2-bearer',
     'aws-sigv4',
     'variable',
-    'socks4',
-    'socks4a',
-    'socks5',
-    'socks5-hostname',
     'noproxy',
     'url-query',
     'local-port',
@@ -113,7 +120,9 @@ export const CURL: OptionTable = {
     'create-file-mode',
     'tls-max',
     'ip-tos',
-    'vlan-priority'
+    'vlan-priority',
+    ...CURL_FILES,
+    ...CURL_REDIRECTS
   ],
   flags: ['remote-name', 'remote-name-all', 'proxy-insecure', 'proxy-anyauth'],
   alias: {
@@ -134,59 +143,15 @@ export const CURL: OptionTable = {
     'remote-name',
     'remote-name-all',
     'remote-header-name',
-    'dump-header',
-    'cookie-jar',
+    ...CURL_FILES,
     'config',
     'write-out',
-    'trace',
-    'trace-ascii',
-    'stderr',
-    'libcurl',
-    'etag-save',
-    'hsts',
-    'alt-svc',
-    'ssl-sessions',
     'url',
-    'proxy',
-    'preproxy',
-    'socks4',
-    'socks4a',
-    'socks5',
-    'socks5-hostname',
-    'resolve',
-    'connect-to',
-    'doh-url',
-    'unix-socket',
-    'abstract-unix-socket'
+    ...CURL_REDIRECTS
   ],
   effectfulShort: 'oODcKwx'
 }
 
-export const CURL_FILES = [
-  'dump-header',
-  'cookie-jar',
-  'trace',
-  'trace-ascii',
-  'stderr',
-  'libcurl',
-  'etag-save',
-  'hsts',
-  'alt-svc',
-  'ssl-sessions'
-]
-export const CURL_REDIRECTS = [
-  'proxy',
-  'preproxy',
-  'socks4',
-  'socks4a',
-  'socks5',
-  'socks5-hostname',
-  'resolve',
-  'connect-to',
-  'doh-url',
-  'unix-socket',
-  'abstract-unix-socket'
-]
 /** Host name prefixes from which curl guesses another protocol than http. */
 export const CURL_GUESSED = ['ftp.', 'dict.', 'ldap.', 'imap.', 'smtp.', 'pop3.']
 
@@ -306,16 +271,21 @@ export function curlEffects(words: readonly ShellWord[], name: string): CommandE
   return out
 }
 
+/** The wget options that take a value and write, read or run something with it. */
+const WGET_EFFECTFUL_VALUES = [
+  'output-file',
+  'append-output',
+  'execute',
+  'config',
+  'output-document',
+  'directory-prefix',
+  'input-file'
+]
+
 export const WGET: OptionTable = {
   shortValue: 'aABDeiIlnoOPQRtTUwXYC',
   longValue: [
-    'output-file',
-    'append-output',
-    'execute',
-    'config',
-    'output-document',
-    'directory-prefix',
-    'input-file',
+    ...WGET_EFFECTFUL_VALUES,
     'base',
     'tries',
     'timeout',
@@ -401,13 +371,7 @@ export const WGET: OptionTable = {
     x: 'force-directories'
   },
   effectful: [
-    'output-file',
-    'append-output',
-    'execute',
-    'config',
-    'output-document',
-    'directory-prefix',
-    'input-file',
+    ...WGET_EFFECTFUL_VALUES,
     'save-cookies',
     'warc-file',
     'rejected-log',
