@@ -684,14 +684,7 @@ export class PolicyEngine implements Policy {
 
   /** Decides one URL (a `url` request, or a URL a shell command reaches) against the url rules. */
   private urlVerdicts(target: { text: string; literal: boolean }): Verdicts {
-    if (!target.literal) {
-      return {
-        decision: 'deny',
-        rule: 'dynamic-argument',
-        reason: `the URL "${target.text}" is only known when the command runs`,
-        matched: []
-      }
-    }
+    if (!target.literal) return onlyKnownWhenRun('dynamic-argument', `the URL "${target.text}"`)
     const url = parseRequestUrl(target.text)
     if (url === undefined) {
       return { decision: 'deny', rule: 'unparsable', reason: 'the URL does not parse', matched: [] }
@@ -1220,14 +1213,7 @@ export class PolicyEngine implements Policy {
     subtree = false,
     tree: TreeSource = {}
   ): Verdicts {
-    if (!target.literal) {
-      return {
-        decision: 'deny',
-        rule: 'dynamic-path',
-        reason: `the file "${target.text}" is only known when the command runs`,
-        matched: []
-      }
-    }
+    if (!target.literal) return onlyKnownWhenRun('dynamic-path', `the file "${target.text}"`)
     const expanded = expandTilde(target.text, target.tilde)
     if (expanded === undefined) {
       return {
@@ -1435,6 +1421,16 @@ function segment(text: string, v: Verdicts): SegmentDecision {
 
 function nonEmpty(value: string | undefined): value is string {
   return typeof value === 'string' && value.length > 0
+}
+
+/** A URL or a file the command names with a word only known when it runs: denied. */
+function onlyKnownWhenRun(rule: 'dynamic-argument' | 'dynamic-path', what: string): Verdicts {
+  return {
+    decision: 'deny',
+    rule,
+    reason: `${what} is only known when the command runs`,
+    matched: []
+  }
 }
 
 function invalid(kind: string, subject: string, field: string): Decision {

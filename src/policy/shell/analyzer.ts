@@ -79,6 +79,23 @@ export class Analyzer {
     private readonly parseAll = false
   ) {}
 
+  /**
+   * Each argument of a builtin: one only known when it runs is a problem (`what` names it, `an
+   * option of compgen`), a literal one goes to `check` with its index.
+   */
+  private literalArguments(
+    text: string,
+    args: readonly ShellWord[],
+    what: string,
+    check: (word: ShellWord, index: number) => void
+  ): void {
+    for (let i = 0; i < args.length; i++) {
+      const w = args[i] as ShellWord
+      if (!w.literal) this.problem('dynamic-argument', text, `${what} is only known when it runs`)
+      else check(w, i)
+    }
+  }
+
   private problem(id: ShellProblemId, text: string, reason: string): void {
     this.items.push({ type: 'problem', id, text, reason })
   }
@@ -833,15 +850,8 @@ export class Analyzer {
         }
         return
       case 'set':
-        for (let i = 0; i < args.length; i++) {
-          const w = args[i] as ShellWord
-          if (!w.literal) {
-            this.problem(
-              'dynamic-argument',
-              text,
-              `a shell option of set is only known when it runs`
-            )
-          } else if (
+        this.literalArguments(text, args, 'a shell option of set', (w, i) => {
+          if (
             /^[-+][A-Za-z]*k/.test(w.text) ||
             (/^[-+]o$/.test(w.text) && args[i + 1]?.text === 'keyword')
           ) {
@@ -851,24 +861,18 @@ export class Analyzer {
               'set -k passes every NAME=value word to the command as a variable (`git diff HOME=src`)'
             )
           }
-        }
+        })
         return
       case 'shopt':
-        for (const w of args) {
-          if (!w.literal) {
-            this.problem(
-              'dynamic-argument',
-              text,
-              'a shell option of shopt is only known when it runs'
-            )
-          } else if (/^(?:cdable_vars|expand_aliases|extdebug|sourcepath|xpg_echo)$/.test(w.text)) {
+        this.literalArguments(text, args, 'a shell option of shopt', (w) => {
+          if (/^(?:cdable_vars|expand_aliases|extdebug|sourcepath|xpg_echo)$/.test(w.text)) {
             this.problem(
               'evaluates-code',
               text,
               `shopt ${w.text} changes what later words run or where they lead`
             )
           }
-        }
+        })
         return
       case 'hash':
       case 'enable': {
@@ -882,15 +886,8 @@ export class Analyzer {
       case 'compgen':
       case 'complete':
         // -C runs a command for the completions; -F a function (judged where it is defined)
-        for (let i = 0; i < args.length; i++) {
-          const w = args[i] as ShellWord
-          if (!w.literal) {
-            this.problem(
-              'dynamic-argument',
-              text,
-              `an option of ${program} is only known when it runs`
-            )
-          } else if (/^-[A-Za-z]*W/.test(w.text)) {
+        this.literalArguments(text, args, `an option of ${program}`, (w, i) => {
+          if (/^-[A-Za-z]*W/.test(w.text)) {
             // the word list is expanded: $(...) and backquotes in it run
             const list = /^-[A-Za-z]*W$/.test(w.text)
               ? args[i + 1]
@@ -916,7 +913,7 @@ export class Analyzer {
           } else if (/^-[A-Za-z]*C./.test(w.text)) {
             this.script(w.text.slice(w.text.indexOf('C') + 1), ctx.depth + 1, [...ctx.via, program])
           }
-        }
+        })
         return
       case 'alias':
         for (const w of args) {
