@@ -15,11 +15,8 @@ type Parser = (text: string) => TestCounts | null
 const n = (match: RegExpMatchArray | null | undefined, group = 1): number =>
   match?.[group] === undefined ? 0 : Number(match[group])
 
-/** `Tests:       1 failed, 2 skipped, 40 passed, 43 total` (jest). */
-const jest: Parser = (text) => {
-  const lines = [...text.matchAll(/^\s*Tests:\s+(.*\d+ total)\s*$/gm)]
-  const line = lines.at(-1)?.[1]
-  if (line === undefined) return null
+/** The counts in a jest or vitest summary line: `1 failed, 2 skipped, 40 passed` (todo is skipped). */
+function summaryCounts(line: string): TestCounts {
   return {
     passed: n(/(\d+) passed/.exec(line)),
     failed: n(/(\d+) failed/.exec(line)),
@@ -27,15 +24,19 @@ const jest: Parser = (text) => {
   }
 }
 
+/** `Tests:       1 failed, 2 skipped, 40 passed, 43 total` (jest). */
+const jest: Parser = (text) => {
+  const lines = [...text.matchAll(/^\s*Tests:\s+(.*\d+ total)\s*$/gm)]
+  const line = lines.at(-1)?.[1]
+  if (line === undefined) return null
+  return summaryCounts(line)
+}
+
 /** `      Tests  1 failed | 40 passed | 2 skipped (43)` (vitest). */
 const vitest: Parser = (text) => {
   const line = [...text.matchAll(/^\s*Tests\s{2,}(.*\(\d+\))\s*$/gm)].at(-1)?.[1]
   if (line === undefined) return null
-  return {
-    passed: n(/(\d+) passed/.exec(line)),
-    failed: n(/(\d+) failed/.exec(line)),
-    skipped: n(/(\d+) skipped/.exec(line)) + n(/(\d+) todo/.exec(line))
-  }
+  return summaryCounts(line)
 }
 
 /** `  40 passing (2s)` / `  1 failing` / `  2 pending` (mocha). */

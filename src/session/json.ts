@@ -48,6 +48,13 @@ export function parseJson(text: string): LocatedJson {
   const fail = (expected: string): never => {
     throw new JsonSyntaxError(position(i), expected)
   }
+  /** Reads `ch` when it is the next character. */
+  const eat = (ch: string): boolean => {
+    if (text.charAt(i) !== ch) return false
+    i++
+    return true
+  }
+
   const space = () => {
     while (i < text.length && ' \t\n\r'.includes(text.charAt(i))) i++
   }
@@ -115,10 +122,7 @@ export function parseJson(text: string): LocatedJson {
       i++
       const object: Record<string, unknown> = {}
       space()
-      if (text.charAt(i) === '}') {
-        i++
-        return object
-      }
+      if (eat('}')) return object
       for (;;) {
         space()
         const keyAt = i
@@ -126,8 +130,7 @@ export function parseJson(text: string): LocatedJson {
         const child = `${path}\u0000${key}`
         offsets.set(child, keyAt)
         space()
-        if (text.charAt(i) !== ':') fail('":" after the key')
-        i++
+        if (!eat(':')) fail('":" after the key')
         if (Object.prototype.hasOwnProperty.call(object, key)) {
           i = keyAt
           fail(`a key used once ("${key}" is repeated)`)
@@ -140,14 +143,8 @@ export function parseJson(text: string): LocatedJson {
           configurable: true
         })
         space()
-        if (text.charAt(i) === ',') {
-          i++
-          continue
-        }
-        if (text.charAt(i) === '}') {
-          i++
-          return object
-        }
+        if (eat(',')) continue
+        if (eat('}')) return object
         fail('"," or "}"')
       }
     }
@@ -155,21 +152,12 @@ export function parseJson(text: string): LocatedJson {
       i++
       const array: unknown[] = []
       space()
-      if (text.charAt(i) === ']') {
-        i++
-        return array
-      }
+      if (eat(']')) return array
       for (;;) {
         array.push(value(`${path}\u0000${array.length}`))
         space()
-        if (text.charAt(i) === ',') {
-          i++
-          continue
-        }
-        if (text.charAt(i) === ']') {
-          i++
-          return array
-        }
+        if (eat(',')) continue
+        if (eat(']')) return array
         fail('"," or "]"')
       }
     }
