@@ -1,12 +1,5 @@
 /** The policy module: load a policy, decide permission requests, explain decisions. */
-export type {
-  Decision,
-  DefaultVerdict,
-  MatcherKey,
-  Policy,
-  SegmentDecision,
-  Verdict
-} from './types.js'
+export type * from './types.js'
 export { PolicyError, formatIssue, type PolicyIssue } from './errors.js'
 export {
   compilePolicy,

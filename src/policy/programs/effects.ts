@@ -16,20 +16,21 @@ export type EffectProblemId =
   /** The program would print a secret (`git config --list` and the checkout's token). */
   | 'reads-secret'
 
+/**
+ * A file a command writes (or deletes); `subtree`: and everything below it (`rm -r d`). What
+ * lands below it, where known: `removes`, only what is there now (`rm -r`, a moved source);
+ * `from`, the trees of these sources (`cp -r SRC DEST`). Otherwise anything may.
+ */
+export interface WriteTarget {
+  target: ShellWord
+  subtree?: boolean
+  removes?: boolean
+  from?: ShellWord[]
+}
+
 export type CommandEffect =
-  /**
-   * A file the command writes (or deletes); `subtree`: and everything below it (`rm -r d`).
-   * What lands below it, where known: `removes`, only what is there now (`rm -r`, a moved
-   * source); `from`, the trees of these sources (`cp -r SRC DEST`). Otherwise anything may.
-   */
-  | {
-      kind: 'write'
-      label: string
-      target: ShellWord
-      subtree?: boolean
-      removes?: boolean
-      from?: ShellWord[]
-    }
+  /** A file the command writes (WriteTarget). */
+  | ({ kind: 'write'; label: string } & WriteTarget)
   /** A URL the command fetches or sends to (`curl https://…`): checked against `url` rules. */
   | { kind: 'url'; label: string; target: ShellWord }
   /** A file the command reads because a script or option says so (`sed 'r f'`): `read` rules. */

@@ -34,7 +34,14 @@ export {
   readsRecursively,
   readsTreeContents
 } from './readers.js'
-export type { CdTarget, CommandEffect, EffectProblemId, Recorder, Run } from './effects.js'
+export type {
+  CdTarget,
+  CommandEffect,
+  EffectProblemId,
+  Recorder,
+  Run,
+  WriteTarget
+} from './effects.js'
 export { PROGRAMS } from './catalog.js'
 export { parseOptions, scanOptions, type OptionSpec, type OptionTable } from './options.js'
 export type { OptionRow, Program, ProgramExample, UnknownOptions } from './program.js'

@@ -7,7 +7,7 @@
  *
  * The CLI's own parse of the command (`commandSegments`, `possiblePaths`, ...) is never used.
  */
-import { type CdTarget, type EffectProblemId } from '../programs/index.js'
+import { type CdTarget, type EffectProblemId, type WriteTarget } from '../programs/index.js'
 import { type ShellWord } from '../shell-word.js'
 
 export interface ShellCommand {
@@ -45,15 +45,7 @@ export type ShellItem =
   /** A statement that only assigns variables (`x=1`): a command the rules must allow. */
   | { type: 'assignment'; text: string; assignments: string[] }
   /** A file the command writes: a redirection target, a `tee` argument, ... */
-  | {
-      type: 'write'
-      text: string
-      target: ShellWord
-      subtree?: boolean
-      /** What lands below a recursive write (CommandEffect): what is there, or these trees. */
-      removes?: boolean
-      from?: ShellWord[]
-    }
+  | ({ type: 'write'; text: string } & WriteTarget)
   /**
    * A file the shell opens for the command to read (an input redirection: `< f`, `3< f`), or one
    * a program's script or option makes it read (`sed 'r f'`).
