@@ -16,7 +16,7 @@ import {
   write,
   writesUnknown
 } from './effects.js'
-import { type OptionTable, has, parseOptions, unknownWords, values } from './options.js'
+import { type OptionTable, eachWord, has, parseOptions, unknownWords, values } from './options.js'
 
 // ---------------------------------------------------------------------------------------------
 // file, tar, unzip
@@ -289,18 +289,13 @@ export function zipEffects(words: readonly ShellWord[], name: string): CommandEf
   let archive: ShellWord | undefined
   const inputs: ShellWord[] = []
   let moves = false
-  let options = true
-  for (let i = 1; i < words.length; i++) {
-    const w = words[i] as ShellWord
-    const t = w.literal ? w.text : w.prefix
-    if (options && t === '--') {
-      options = false
-      continue
-    }
-    if (options && (t.startsWith('-') || (!w.literal && t === ''))) {
+  eachWord(
+    words,
+    (w, t) => t.startsWith('-') || (!w.literal && t === ''),
+    (w, t, i) => {
       if (!w.literal) {
         out.push(dynamicArgument(name, w, 'an option that runs a command (-TT)'))
-        continue
+        return 0
       }
       if (/^--unz/.test(t) || /^-[A-Za-z]*TT/.test(t)) {
         out.push(runsCode(`${name} ${t} runs a command to test the archive`))
@@ -310,17 +305,17 @@ export function zipEffects(words: readonly ShellWord[], name: string): CommandEf
         const value = words[i + 1]
         if (value !== undefined) out.push(fileWrite(`${name} -O`, value))
       }
-      if (
-        ZIP_VALUE.has(t) ||
+      return ZIP_VALUE.has(t) ||
         /^-[A-Za-z]*O$/.test(t) ||
         /^--(?:output-file|unzip-command|temp-path|suffixes|password)$/.test(t)
-      )
-        i++
-      continue
+        ? 1
+        : 0
+    },
+    (w) => {
+      if (archive === undefined) archive = w
+      else inputs.push(w)
     }
-    if (archive === undefined) archive = w
-    else inputs.push(w)
-  }
+  )
   if (archive !== undefined) out.push(fileWrite(name, archive))
   if (moves) for (const input of inputs) out.push(fileWrite(`${name} -m`, input, true))
   return out
@@ -364,18 +359,13 @@ export function compressorEffects(words: readonly ShellWord[], name: string): Co
   let stdout = false
   let recursive = false
   const operands: ShellWord[] = []
-  let options = true
-  for (let i = 1; i < words.length; i++) {
-    const w = words[i] as ShellWord
-    const t = w.literal ? w.text : w.prefix
-    if (options && t === '--') {
-      options = false
-      continue
-    }
-    if (options && t.startsWith('-') && t !== '-') {
+  eachWord(
+    words,
+    (_, t) => t.startsWith('-') && t !== '-',
+    (w, t, i) => {
       if (!w.literal) {
         out.push(dynamicArgument(name, w, 'an option naming a file it writes'))
-        continue
+        return 0
       }
       if (/^--(?:stdout|to-stdout|test|list)$/.test(t) || /^-[A-Za-z0-9]*[ctl]/.test(t)) {
         stdout = true
@@ -390,15 +380,16 @@ export function compressorEffects(words: readonly ShellWord[], name: string): Co
         if (next !== undefined && /^(?:--suffix|-[A-Za-z0-9]*S)$/.test(t) && next.literal) {
           suffixes.add(next.text)
         }
-        i++
-      } else if (value !== null) {
+        return 1
+      }
+      if (value !== null) {
         if (t.startsWith('--output')) out.push(fileWrite(`${name} -o`, lit(value[1] as string)))
         else suffixes.add(value[1] as string)
       }
-      continue
-    }
-    operands.push(w)
-  }
+      return 0
+    },
+    (w) => operands.push(w)
+  )
   if (stdout) return out
   for (const file of operands) {
     if (file.literal && file.text === '-') continue

@@ -244,6 +244,31 @@ export function parseOptions(words: readonly ShellWord[], table: OptionTable, st
   return { options, operands, unknown, end, stopped }
 }
 
+/**
+ * The words after the program, read the GNU way by a hand-written parser: before a first `--`
+ * (which is skipped), a word `isOption` accepts goes to `option` with its text (a word only known
+ * at run time: its known prefix) and index, and returns how many words after it are its values;
+ * every other word goes to `operand`.
+ */
+export function eachWord(
+  words: readonly ShellWord[],
+  isOption: (word: ShellWord, text: string) => boolean,
+  option: (word: ShellWord, text: string, index: number) => number,
+  operand: (word: ShellWord) => void
+): void {
+  let options = true
+  for (let i = 1; i < words.length; i++) {
+    const w = words[i] as ShellWord
+    const t = w.literal ? w.text : w.prefix
+    if (options && t === '--') {
+      options = false
+      continue
+    }
+    if (options && isOption(w, t)) i += option(w, t, i)
+    else operand(w)
+  }
+}
+
 export function has(parsed: Parsed, ...names: string[]): boolean {
   return parsed.options.some((o) => names.includes(o.name))
 }

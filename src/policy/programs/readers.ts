@@ -7,6 +7,7 @@
  */
 import path from 'node:path'
 import type { ShellWord } from '../shell-word.js'
+import { eachWord } from './options.js'
 
 /** The grep family's recursive options. */
 const GREP_RECURSIVE = /^-[A-Za-z]*[rRd]|^--(?:rec|der|dir)/
@@ -155,33 +156,30 @@ export function pathOperands(words: readonly ShellWord[]): ShellWord[] {
   if (reader === undefined) return []
   const out: ShellWord[] = []
   let patternGiven = words.some((w) => w.literal && reader.pattern?.test(w.text) === true)
-  let options = true
-  for (let i = 1; i < words.length; i++) {
-    const w = words[i] as ShellWord
-    const t = w.literal ? w.text : w.prefix
-    if (options && t === '--') {
-      options = false
-      continue
-    }
-    if (options && t.startsWith('-') && t !== '-') {
+  eachWord(
+    words,
+    (_, t) => t.startsWith('-') && t !== '-',
+    (w, t, i) => {
       if (w.literal && reader.values?.test(t) === true) {
-        i += program === 'jq' && /^--(?:arg|argjson|slurpfile|rawfile)$/.test(t) ? 2 : 1
+        const taken = program === 'jq' && /^--(?:arg|argjson|slurpfile|rawfile)$/.test(t) ? 2 : 1
         if (program === 'jq' && /^--(?:slurpfile|rawfile)$/.test(t)) {
-          const file = words[i]
+          const file = words[i + taken]
           if (file !== undefined) out.push(file)
         }
-        continue
+        return taken
       }
       // an attached value may be a file (`--file=$F`, `-f$F`)
       if (!w.literal) out.push(w)
-      continue
+      return 0
+    },
+    (w) => {
+      if (reader.pattern !== undefined && !patternGiven) {
+        patternGiven = true // the first operand is the pattern or the script
+        return
+      }
+      out.push(w)
     }
-    if (reader.pattern !== undefined && !patternGiven) {
-      patternGiven = true // the first operand is the pattern or the script
-      continue
-    }
-    out.push(w)
-  }
+  )
   return out
 }
 
