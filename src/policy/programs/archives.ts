@@ -11,6 +11,7 @@ import {
   fileWrite,
   isAbsolute,
   lit,
+  mayBeOption,
   network,
   runsCode,
   write,
@@ -236,7 +237,7 @@ export function unzipEffects(words: readonly ShellWord[], name: string): Command
   for (let i = 1; i < words.length; i++) {
     const w = words[i] as ShellWord
     if (!w.literal) {
-      if (w.prefix === '' || w.prefix.startsWith('-')) {
+      if (mayBeOption(w)) {
         out.push(dynamicArgument(name, w, '-d DIR, which names where it extracts'))
       }
       continue

@@ -81,6 +81,14 @@ export function dynamicArgument(program: string, word: ShellWord, could: string)
   )
 }
 
+/**
+ * Whether a word only known at run time could be an option: its known start is empty (`"$X"`
+ * may expand to `-rf`) or a dash.
+ */
+export function mayBeOption(word: ShellWord): boolean {
+  return !word.literal && (word.prefix === '' || word.prefix.startsWith('-'))
+}
+
 /** A recursive write that only removes what is there now (`rm -r`, `mv`'s sources). */
 export function removal(effect: CommandEffect): CommandEffect {
   return effect.kind === 'write' && effect.subtree === true ? { ...effect, removes: true } : effect

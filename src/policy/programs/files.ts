@@ -10,6 +10,7 @@ import {
   fileWrite,
   globDirectory,
   lit,
+  mayBeOption,
   removal,
   runsCode,
   write,
@@ -111,7 +112,7 @@ export function chmodEffects(words: readonly ShellWord[], name: string): Command
   for (let i = 1; i < words.length; i++) {
     const w = words[i] as ShellWord
     if (!w.literal) {
-      if (options && (w.prefix === '' || w.prefix.startsWith('-'))) {
+      if (options && mayBeOption(w)) {
         out.push(dynamicArgument(name, w, '-R or a file'))
       }
       operands.push(w)

@@ -8,6 +8,7 @@ import {
   dynamicArgument,
   fileWrite,
   lit,
+  mayBeOption,
   writesUnknown,
   type Recorder,
   type Run
@@ -109,13 +110,13 @@ export function readFind(words: readonly ShellWord[]): FindReading {
   for (; i < n; i++) {
     const w = words[i] as ShellWord
     if (w.literal && (w.text.startsWith('-') || FIND_START_END.has(w.text))) break
-    if (!w.literal && (w.prefix === '' || w.prefix.startsWith('-'))) reading.unknown ??= w
+    if (mayBeOption(w)) reading.unknown ??= w
     reading.starts.push(w)
   }
   for (; i < n; i++) {
     const w = words[i] as ShellWord
     if (!w.literal) {
-      if (w.prefix === '' || w.prefix.startsWith('-')) reading.unknown ??= w
+      if (mayBeOption(w)) reading.unknown ??= w
       continue
     }
     const t = w.text

@@ -11,6 +11,7 @@ import {
   isAbsolute,
   joinPath,
   lit,
+  mayBeOption,
   network,
   problem,
   runsCode,
@@ -82,10 +83,18 @@ export function gitGlobal(words: readonly ShellWord[]): {
     i++
     return words[i]
   }
+  /** The next word, the value of -c or -C; one only known at run time is a problem (`could`). */
+  const literalNext = (could: string): ShellWord | undefined => {
+    i++
+    const value = words[i]
+    if (value === undefined || value.literal) return value
+    out.push(dynamicArgument('git', value, could))
+    return undefined
+  }
   for (; i < words.length; i++) {
     const w = words[i] as ShellWord
     if (!w.literal) {
-      if (w.prefix === '' || w.prefix.startsWith('-')) {
+      if (mayBeOption(w)) {
         out.push(dynamicArgument('git', w, 'an option (-c, --exec-path) or a subcommand'))
         return { effects: out, index: words.length, dir }
       }
@@ -94,13 +103,8 @@ export function gitGlobal(words: readonly ShellWord[]): {
     const t = w.text
     if (!t.startsWith('-')) break
     if (t === '-c') {
-      i++
-      const setting = words[i]
+      const setting = literalNext('a setting that runs a program (core.pager=sh)')
       if (setting === undefined) continue
-      if (!setting.literal) {
-        out.push(dynamicArgument('git', setting, 'a setting that runs a program (core.pager=sh)'))
-        continue
-      }
       const eq = setting.text.indexOf('=')
       const key = (eq < 0 ? setting.text : setting.text.slice(0, eq)).toLowerCase()
       const value = eq < 0 ? '' : setting.text.slice(eq + 1)
@@ -127,13 +131,8 @@ export function gitGlobal(words: readonly ShellWord[]): {
     } else if (t.startsWith('--exec-path=')) {
       out.push(runsCode('git --exec-path=DIR runs git subcommands from DIR'))
     } else if (t === '-C') {
-      i++
-      const to = words[i]
+      const to = literalNext('a repository whose configuration runs programs')
       if (to === undefined) continue
-      if (!to.literal) {
-        out.push(dynamicArgument('git', to, 'a repository whose configuration runs programs'))
-        continue
-      }
       dir = isAbsolute(to.text) ? to.text : dir === '' ? to.text : `${dir}/${to.text}`
       if (to.tilde || !staysInside(dir)) {
         out.push(
@@ -499,11 +498,25 @@ export const gitConfig: GitHandler = (args) => {
   ]
 }
 
-export const gitRemote: GitHandler = (args) => {
+/**
+ * The subcommand of `git remote` or `git submodule` (its first word that is not an option), or
+ * what to return instead: nothing when there is none, a problem when it is only known at run time.
+ */
+function ownSubcommand(
+  args: readonly ShellWord[],
+  name: string,
+  could: string
+): string | CommandEffect[] {
   const sub = args.slice(1).find((w) => !w.literal || !w.text.startsWith('-'))
   if (sub === undefined) return []
-  if (!sub.literal) return [dynamicArgument('git remote', sub, 'a subcommand that connects')]
-  switch (sub.text) {
+  if (!sub.literal) return [dynamicArgument(name, sub, could)]
+  return sub.text
+}
+
+export const gitRemote: GitHandler = (args) => {
+  const sub = ownSubcommand(args, 'git remote', 'a subcommand that connects')
+  if (typeof sub !== 'string') return sub
+  switch (sub) {
     case 'get-url':
       return []
     case 'show':
@@ -512,11 +525,11 @@ export const gitRemote: GitHandler = (args) => {
         : [network('git remote show connects to the remote')]
     case 'update':
     case 'prune':
-      return [network(`git remote ${sub.text} connects to the remote`)]
+      return [network(`git remote ${sub} connects to the remote`)]
     default:
       // add, rename, remove, set-url, ... (add -f also fetches)
       return [
-        write(`git remote ${sub.text}`, lit('.git/config')),
+        write(`git remote ${sub}`, lit('.git/config')),
         ...(args.some((w) => w.literal && (w.text === '-f' || w.text === '--fetch'))
           ? [network('git remote add -f fetches from the remote')]
           : [])
@@ -525,10 +538,9 @@ export const gitRemote: GitHandler = (args) => {
 }
 
 export const gitSubmodule: GitHandler = (args) => {
-  const sub = args.slice(1).find((w) => !w.literal || !w.text.startsWith('-'))
-  if (sub === undefined) return []
-  if (!sub.literal) return [dynamicArgument('git submodule', sub, 'a subcommand that runs code')]
-  switch (sub.text) {
+  const sub = ownSubcommand(args, 'git submodule', 'a subcommand that runs code')
+  if (typeof sub !== 'string') return sub
+  switch (sub) {
     case 'status':
     case 'summary':
       return []
@@ -536,9 +548,9 @@ export const gitSubmodule: GitHandler = (args) => {
       return [runsCode('git submodule foreach runs a shell command in each submodule')]
     case 'update':
     case 'add':
-      return [network(`git submodule ${sub.text} fetches from other repositories`)]
+      return [network(`git submodule ${sub} fetches from other repositories`)]
     default:
-      return [writesUnknown(`git submodule ${sub.text} changes submodules and git configuration`)]
+      return [writesUnknown(`git submodule ${sub} changes submodules and git configuration`)]
   }
 }
 
@@ -645,7 +657,7 @@ export const gitRestore: GitHandler = (args) => {
 export const gitReset: GitHandler = (args) => {
   for (const w of args.slice(1)) {
     if (!w.literal) {
-      if (w.prefix === '' || w.prefix.startsWith('-')) {
+      if (mayBeOption(w)) {
         return [dynamicArgument('git reset', w, '--hard, which rewrites files')]
       }
       continue

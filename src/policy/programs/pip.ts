@@ -1,7 +1,7 @@
 /** pip and `python -m pip`: the indexes and URLs it fetches from. */
 import type { ShellWord } from '../shell-word.js'
 import { urlEffect } from './curl-wget.js'
-import { type CommandEffect, dynamicArgument, lit, network } from './effects.js'
+import { type CommandEffect, dynamicArgument, lit, mayBeOption, network } from './effects.js'
 
 /** pip's options whose value is a URL it fetches from. */
 export const PIP_URL_OPTIONS = ['index-url', 'extra-index-url', 'find-links', 'proxy']
@@ -104,7 +104,7 @@ export function pipEffects(words: readonly ShellWord[], name: string): CommandEf
   for (let i = 1; i < words.length; i++) {
     const w = words[i] as ShellWord
     if (!w.literal) {
-      if (w.prefix === '' || w.prefix.startsWith('-')) {
+      if (mayBeOption(w)) {
         out.push(dynamicArgument(name, w, 'an index URL, a proxy or a package URL'))
       } else if (/[:@]/.test(w.prefix)) {
         out.push(urlEffect(name, w, []))
