@@ -180,6 +180,11 @@ export interface SessionApi {
 export class CopilotApi implements SessionApi {
   constructor(private readonly connection: Connection) {}
 
+  /** A request whose result the action does not read (the CLI answers `{}` or nothing useful). */
+  private async requestOnly(method: string, params: unknown, timeoutMs?: number): Promise<void> {
+    await this.connection.request(method, params, z.unknown(), timeoutMs)
+  }
+
   get isClosed(): boolean {
     return this.connection.isClosed
   }
@@ -228,7 +233,7 @@ export class CopilotApi implements SessionApi {
   }
 
   async setMode(sessionId: string, mode: SessionMode): Promise<void> {
-    await this.connection.request(METHOD.setMode, { sessionId, mode }, z.unknown())
+    await this.requestOnly(METHOD.setMode, { sessionId, mode })
   }
 
   async send(sessionId: string, prompt: string): Promise<void> {
@@ -268,11 +273,11 @@ export class CopilotApi implements SessionApi {
   }
 
   async abort(sessionId: string, options: CallOptions = {}): Promise<void> {
-    await this.connection.request(METHOD.abort, { sessionId }, z.unknown(), options.timeoutMs)
+    await this.requestOnly(METHOD.abort, { sessionId }, options.timeoutMs)
   }
 
   async shutdown(sessionId: string, options: CallOptions = {}): Promise<void> {
-    await this.connection.request(METHOD.shutdown, { sessionId }, z.unknown(), options.timeoutMs)
+    await this.requestOnly(METHOD.shutdown, { sessionId }, options.timeoutMs)
   }
 
   readPlan(sessionId: string, options: CallOptions = {}): Promise<PlanReadResult> {
@@ -303,11 +308,7 @@ export class CopilotApi implements SessionApi {
     requestId: string,
     answer: PermissionAnswer
   ): Promise<void> {
-    await this.connection.request(
-      METHOD.answerPermission,
-      { sessionId, requestId, result: answer },
-      z.unknown()
-    )
+    await this.requestOnly(METHOD.answerPermission, { sessionId, requestId, result: answer })
   }
 
   async answerExitPlan(
@@ -315,11 +316,7 @@ export class CopilotApi implements SessionApi {
     requestId: string,
     response: ExitPlanResponse
   ): Promise<void> {
-    await this.connection.request(
-      METHOD.answerExitPlan,
-      { sessionId, requestId, response },
-      z.unknown()
-    )
+    await this.requestOnly(METHOD.answerExitPlan, { sessionId, requestId, response })
   }
 
   async answerToolCall(
@@ -327,11 +324,7 @@ export class CopilotApi implements SessionApi {
     requestId: string,
     result: ExternalToolResult
   ): Promise<void> {
-    await this.connection.request(
-      METHOD.answerToolCall,
-      { sessionId, requestId, result },
-      z.unknown()
-    )
+    await this.requestOnly(METHOD.answerToolCall, { sessionId, requestId, result })
   }
 
   async shellExec(
@@ -347,12 +340,7 @@ export class CopilotApi implements SessionApi {
   }
 
   async shellKill(sessionId: string, processId: string, signal: ShellSignal): Promise<void> {
-    await this.connection.request(
-      METHOD.shellKill,
-      { sessionId, processId, signal },
-      z.unknown(),
-      5_000
-    )
+    await this.requestOnly(METHOD.shellKill, { sessionId, processId, signal }, 5_000)
   }
 
   onEvent(listener: (event: SessionEvent) => void): () => void {
