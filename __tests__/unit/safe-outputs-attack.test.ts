@@ -69,7 +69,9 @@ describe('a patch git stages as a symlink or a submodule', () => {
     ['0120000', 'a zero in front'],
     ['  120000', 'two spaces'],
     ['120000 ', 'a space after'],
-    ['00120000', 'two zeros in front']
+    ['00120000', 'two zeros in front'],
+    ['+120000', 'a plus sign'],
+    ['\v120000', 'a vertical tab']
   ])('new file mode %j (%s) is refused by what git stages', async (mode) => {
     const file = patchFile(newFile('src/link', mode, '../.github/workflows'))
     // the headers alone name an allowed path
