@@ -12,6 +12,9 @@ import { loadPolicy, type CompiledPolicy } from '../../src/policy/index.js'
 import { appliedEntries, patchPaths, safeBody, safeTitle } from '../../src/modes/publish.js'
 import { LIMITS, SafeOutputs, readProposals, validateCall } from '../../src/session/safe-outputs.js'
 import { neutralizeMarkdown } from '../../src/text/safe-text.js'
+import { WriteBack } from '../../src/session/write-back.js'
+import { createState } from '../../src/session/state/run-state.js'
+import { readSettings } from '../../src/settings.js'
 import { EXAMPLE_POLICY } from '../../test-support/action.js'
 
 const ID = ['-c', 'user.name=t', '-c', 'user.email=t@e']
@@ -356,6 +359,31 @@ describe('proposals that lie', () => {
     expect(validateCall('pull-request', args, [])).toEqual({
       proposal: { kind: 'pull-request', title: 't', body: 'b', draft: true }
     })
+  })
+
+  // Broken before: the agent's commands (or the verify commands, which run the agent's code) could
+  // write the file after the last call, and what they wrote was uploaded for the publish step.
+  it('the run ends by writing the proposals file from what the tools recorded', async () => {
+    const workspace = path.join(dir, 'ws-finish')
+    fs.mkdirSync(workspace, { recursive: true })
+    const settings = readSettings(
+      (name) => ({ prompt: 'x', 'safe-outputs': 'comment' })[name] ?? '',
+      { GITHUB_WORKSPACE: workspace, RUNNER_TEMP: path.join(dir, 'runner-temp') }
+    )
+    const lines: string[] = []
+    const writeBack = new WriteBack(settings, {
+      info: (l) => lines.push(l),
+      warning: (l) => lines.push(l)
+    })
+    const tools = writeBack.runOptions().externalTools
+    expect(tools?.call('add_comment', { body: 'real' })).toMatchObject({ resultType: 'success' })
+    const file = writeBack.outputs()['safe-outputs-path'] ?? ''
+    const forged = Array.from({ length: 3 }, () => ({ kind: 'comment', body: 'forged @octocat' }))
+    fs.writeFileSync(file, JSON.stringify({ version: 1, proposals: forged }))
+    await writeBack.finish(
+      createState({ startedAt: new Date().toISOString(), policySource: 'p.yml' })
+    )
+    expect(readProposals(file).proposals).toEqual([{ kind: 'comment', body: 'real' }])
   })
 
   // Broken before: the agent's commands could write the file after the last call, and it stayed.
