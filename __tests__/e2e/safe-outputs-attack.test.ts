@@ -212,6 +212,39 @@ describe('publish, attacked', () => {
     expect(fs.readFileSync(path.join(ws.dir, '.git', 'config'), 'utf8')).not.toContain(auth)
   }, 60_000)
 
+  // Broken before: with write rules that allow everything but workflows, a patch could rewrite the
+  // policy file itself (the one the publish step checks with), and the next run obeyed it.
+  it('refuses a patch that changes the policy file, whatever its write rules allow', async () => {
+    const seed = path.join(base, 'seed')
+    const loose = [
+      'version: 1',
+      'default: deny',
+      'rules:',
+      '  - { id: workflows, decision: deny, write: [".github/**"] }',
+      '  - { id: everything, decision: allow, write: ["**"] }',
+      '  - { id: read-all, decision: allow, read: ["**"] }',
+      ''
+    ].join('\n')
+    fs.writeFileSync(path.join(seed, 'Copilot-Policy.yml'), loose)
+    git(seed, 'add', '-A')
+    git(seed, 'commit', '-q', '-m', 'root policy')
+    git(seed, 'push', '-q', 'origin', 'main')
+    const ws = clone()
+    const patch = patchOf({
+      'src/math.js': FIXED,
+      'Copilot-Policy.yml': loose.replace('decision: deny', 'decision: allow')
+    })
+    const result = await publish(ws, { ...upload(ws, patch, [PR]), policy: 'Copilot-Policy.yml' })
+    expectNothingPublished(ws, result)
+    expect(result.summary).toMatch(/Copilot-Policy\.yml \(.*rule policy-file/)
+    // the same rules let the rest through
+    const fine = await publish(clone(), {
+      ...upload(ws, patchOf({ 'src/math.js': FIXED }), [PR]),
+      policy: 'Copilot-Policy.yml'
+    })
+    expect(fine.exitCode).toBe(0)
+  }, 60_000)
+
   // Defended: a patch bigger than the step reads is refused unread.
   it('refuses a patch over the size limit without reading it', async () => {
     const ws = clone()

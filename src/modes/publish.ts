@@ -544,9 +544,13 @@ async function pushPatch(
       refused: `The patch was refused whole, nothing was pushed: it is ${size} bytes, more than the ${MAX_PATCH_BYTES} the publish step reads.`
     }
   }
-  const paths = await patchPaths(patchFile, root, (file) =>
-    policy.decide({ kind: 'write', fileName: file })
-  )
+  // the policy's write rules, and never the policy file this step checks with (whatever they say)
+  const policyFile = path.resolve(root, settings.policyPath).toLowerCase()
+  const decide = (file: string): { decision: string; rule: string; reason?: string } =>
+    path.resolve(file).toLowerCase() === policyFile
+      ? { decision: 'deny', rule: 'policy-file', reason: 'the policy this step checks with' }
+      : policy.decide({ kind: 'write', fileName: file })
+  const paths = await patchPaths(patchFile, root, decide)
   const bad = paths.filter((p) => p.refusal !== undefined)
   const special = SPECIAL_MODE.test(fs.readFileSync(patchFile, 'utf8'))
   if (bad.length > 0 || special) {
@@ -593,9 +597,7 @@ async function pushPatch(
       return { refused: `Could not make branch ${branch}: ${clip(checkout.stderr.trim(), 300)}` }
   }
   // what git would really stage, checked before the work tree is touched
-  const staged = await appliedEntries(root, patchFile, (file) =>
-    policy.decide({ kind: 'write', fileName: file })
-  )
+  const staged = await appliedEntries(root, patchFile, decide)
   if ('error' in staged) {
     return {
       refused: `The patch was refused whole, nothing was pushed: it does not apply to ${branch} (${staged.error}).`
