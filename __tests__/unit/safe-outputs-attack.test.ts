@@ -10,7 +10,13 @@ import os from 'node:os'
 import path from 'node:path'
 import { loadPolicy, type CompiledPolicy } from '../../src/policy/index.js'
 import { appliedEntries, patchPaths, safeBody, safeTitle } from '../../src/modes/publish.js'
-import { LIMITS, SafeOutputs, readProposals, validateCall } from '../../src/session/safe-outputs.js'
+import {
+  LIMITS,
+  MAX_PROPOSALS_BYTES,
+  SafeOutputs,
+  readProposals,
+  validateCall
+} from '../../src/session/safe-outputs.js'
 import { neutralizeMarkdown } from '../../src/text/safe-text.js'
 import { WriteBack } from '../../src/session/write-back.js'
 import { createState } from '../../src/session/state/run-state.js'
@@ -320,6 +326,13 @@ describe('proposals that lie', () => {
     ]
   ])('a forged file with %s is refused', (_name, proposals) => {
     expect(() => readProposals(file(proposals))).toThrow(/safe-outputs-path.*more than/)
+  })
+
+  // Defended before only by running out of memory: a huge file is refused unread.
+  it('a proposals file bigger than any run could write is refused unread', () => {
+    const f = file([])
+    fs.truncateSync(f, MAX_PROPOSALS_BYTES + 1)
+    expect(() => readProposals(f)).toThrow(/safe-outputs-path.*more than the 8388608/)
   })
 
   it('a file with extra fields, a __proto__ key or a repository keeps none of them', () => {

@@ -125,6 +125,8 @@ export const Proposal = z.discriminatedUnion('kind', [
 ])
 
 export const PROPOSALS_VERSION = 1
+/** The largest proposals file read: every proposal at its limits, each character escaped, fits. */
+export const MAX_PROPOSALS_BYTES = 8 * 1024 * 1024
 export const ProposalsFile = z.looseObject({
   version: z.literal(PROPOSALS_VERSION),
   proposals: z
@@ -223,6 +225,13 @@ export function validateCall(
 export function readProposals(file: string): ProposalsFile {
   let json: unknown
   try {
+    // the run's limits fit in far less; a bigger file is not read at all
+    const size = fs.statSync(file).size
+    if (size > MAX_PROPOSALS_BYTES) {
+      throw new Error(
+        `it is ${size} bytes, more than the ${MAX_PROPOSALS_BYTES} a proposals file can be`
+      )
+    }
     json = JSON.parse(fs.readFileSync(file, 'utf8'))
   } catch (error) {
     throw new UserError(
