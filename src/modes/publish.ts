@@ -134,7 +134,11 @@ export async function appliedEntries(
     for (let i = 0; i + 1 < fields.length; i += 2) {
       const meta = /^:(\d{6}) (\d{6}) /.exec(fields[i] ?? '')
       const name = fields[i + 1] ?? ''
-      if (!meta) continue
+      if (!meta) {
+        // never skipped: what cannot be read is not known to be safe
+        refusals.push(`git's record of the change could not be read (${clip(fields[i] ?? '', 80)})`)
+        break
+      }
       const checked = checkPath(name, root, decide)
       if (checked.refusal !== undefined) refusals.push(`${name} (${checked.refusal})`)
       else if (!PLAIN_MODES.has(meta[2] ?? '')) {
