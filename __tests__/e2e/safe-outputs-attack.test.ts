@@ -272,6 +272,24 @@ describe('publish, attacked', () => {
     60_000
   )
 
+  // Broken before: anyone can open a pull request from the repository's own main into another of
+  // its branches; push-to: pr-branch then pushed the agent's commit straight onto main.
+  it('push-to: pr-branch never pushes to the default branch a pull request names as its head', async () => {
+    const seed = path.join(base, 'seed')
+    git(seed, 'push', '-q', 'origin', 'main:release')
+    const main = git(origin, 'rev-parse', 'main').trim()
+    const ws = clone()
+    const result = await publish(
+      ws,
+      { ...upload(ws, patchOf({ 'src/math.js': FIXED }), [PR]), 'push-to': 'pr-branch' },
+      pullRequestEvent(ws, 'main', 'release')
+    )
+    expect(result.exitCode).not.toBe(0)
+    expect(result.summary).toMatch(/head branch main is the default branch/)
+    expect(git(origin, 'rev-parse', 'main').trim()).toBe(main)
+    expect(writes(github)).toEqual([])
+  }, 60_000)
+
   // Defended (by git): in pr-branch mode the paths are checked on the base's tree, but the
   // patch applies to the head's; a symlink there to .github cannot be written through.
   it('push-to: pr-branch cannot write through a symlink the head branch holds', async () => {
@@ -329,7 +347,11 @@ describe('publish, attacked', () => {
   }, 60_000)
 })
 
-function pullRequestEvent(ws: Workspace, headRef: string): Record<string, string> {
+function pullRequestEvent(
+  ws: Workspace,
+  headRef: string,
+  baseRef = 'main'
+): Record<string, string> {
   const file = path.join(ws.runnerTemp, 'event.json')
   fs.writeFileSync(
     file,
@@ -338,7 +360,7 @@ function pullRequestEvent(ws: Workspace, headRef: string): Record<string, string
       pull_request: {
         number: 7,
         head: { ref: headRef, repo: { full_name: 'octo/repo' } },
-        base: { ref: 'main' }
+        base: { ref: baseRef }
       },
       repository: { default_branch: 'main' }
     })

@@ -369,6 +369,12 @@ async function publishAll(
     } else {
       const result = await pushPatch(settings, env, policy, {
         pr,
+        // the branch a pull request's head must never be (push-to: pr-branch)
+        defaultBranch:
+          settings.pushTo === 'pr-branch' && pr
+            ? (payload.repository?.default_branch ??
+              (await defaultBranch({ client, owner: repo.owner, repo: repo.repo })))
+            : undefined,
         runId,
         title: proposedPr
           ? safeTitle(proposedPr.title)
@@ -536,6 +542,7 @@ async function pushPatch(
   policy: CompiledPolicy,
   context: {
     pr: z.infer<typeof PullRequestEvent>['pull_request']
+    defaultBranch: string | undefined
     runId: string
     title: string
   }
@@ -581,11 +588,18 @@ async function pushPatch(
       }
     }
     branch = pr.head.ref
+    // Anyone may open a pull request between two branches of the repository (head: main): its
+    // head branch is then no review branch, and the agent's commit would land there unreviewed.
+    if (branch === context.defaultBranch || branch === pr.base.ref) {
+      return {
+        refused: `The patch was not pushed: pull request #${pr.number}'s head branch ${clip(branch, 100)} is the ${branch === context.defaultBranch ? 'default' : 'base'} branch, which push-to: pr-branch never pushes to.`
+      }
+    }
     // a ref name git takes as a branch, and never as an option or a refspec
     const format = await git(root, ['check-ref-format', `refs/heads/${branch}`])
     if (format.code !== 0 || branch.startsWith('-') || /[:\s]/.test(branch)) {
       return {
-        refused: `The patch was not pushed: pull request #${pr.number}'s head branch ${codeSpan(branch, 100)} is not a branch name this step pushes to.`
+        refused: `The patch was not pushed: pull request #${pr.number}'s head branch ${clip(branch, 100)} is not a branch name this step pushes to.`
       }
     }
     const fetched = await git(root, ['fetch', '--no-tags', 'origin', `refs/heads/${branch}`])
