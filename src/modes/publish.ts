@@ -22,7 +22,7 @@ import { addSecrets, log } from '../log.js'
 import { loadPolicy, type CompiledPolicy } from '../policy/index.js'
 import { createGitHubClient, defaultApiUrl, type GitHubClient } from '../github/client.js'
 import { readEvent, runnerRepository } from '../github/event.js'
-import { clip, inlineText, neutralizeMarkdown } from '../text/safe-text.js'
+import { clip, codeSpan, inlineText, neutralizeMarkdown } from '../text/safe-text.js'
 import type { SafeOutputProposal } from '../reporting/types.js'
 import { LIMITS, readProposals } from '../session/safe-outputs.js'
 import type { Settings } from '../settings.js'
@@ -51,7 +51,8 @@ interface GitResult {
 function git(
   cwd: string,
   args: string[],
-  config: ReadonlyArray<readonly [string, string]> = []
+  config: ReadonlyArray<readonly [string, string]> = [],
+  extraEnv: Record<string, string> = {}
 ): Promise<GitResult> {
   const pairs: Array<readonly [string, string]> = [
     ['core.hooksPath', '/dev/null'],
@@ -64,7 +65,8 @@ function git(
     GIT_CONFIG_NOSYSTEM: '1',
     GIT_CONFIG_GLOBAL: '/dev/null',
     GIT_TERMINAL_PROMPT: '0',
-    GIT_CONFIG_COUNT: String(pairs.length)
+    GIT_CONFIG_COUNT: String(pairs.length),
+    ...extraEnv
   }
   pairs.forEach(([key, value], i) => {
     env[`GIT_CONFIG_KEY_${i}`] = key
@@ -83,9 +85,71 @@ function git(
   })
 }
 
-/** Mode lines that make a symlink or a submodule: never applied from an agent's patch. */
+/**
+ * Mode lines that make a symlink or a submodule: never applied from an agent's patch. Git reads a
+ * mode with strtoul (base 8): `0120000`, `  120000`, `120000 ` are the same mode. The patch's text
+ * is only the first look; `appliedEntries` checks what git really stages.
+ */
 const SPECIAL_MODE =
-  /^(?:new file mode|new mode|old mode|index [0-9a-f]+\.\.[0-9a-f]+) (?:120000|160000)$/m
+  /^(?:new file mode|new mode|old mode|index [0-9a-f]+\.\.[0-9a-f]+)[ \t]+0*1[26]0000\b/m
+
+/** The largest patch the publish step reads (a bigger one is refused whole, unread). */
+export const MAX_PATCH_BYTES = 100 * 1024 * 1024
+
+/** The modes a patch may leave an entry with: a regular file, an executable one, or none (deleted). */
+const PLAIN_MODES = new Set(['100644', '100755', '000000'])
+
+/**
+ * What the patch really changes, as git stages it: applied to a scratch index of HEAD (neither the
+ * work tree nor the checkout's index is touched), then compared with HEAD. Every path git would
+ * commit, whatever the patch's headers said, each checked like the patch's own paths, and any
+ * entry that would be a symlink or a submodule; or git's error when the patch does not apply.
+ */
+export async function appliedEntries(
+  root: string,
+  patchFile: string,
+  decide: (absolutePath: string) => { decision: string; rule: string; reason?: string }
+): Promise<{ refusals: string[] } | { error: string }> {
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'autopilot-index-'))
+  const env = { GIT_INDEX_FILE: path.join(scratch, 'index') }
+  try {
+    const read = await git(root, ['read-tree', 'HEAD'], [], env)
+    if (read.code !== 0) return { error: clip(read.stderr.trim(), 300) }
+    const apply = await git(
+      root,
+      ['apply', '--cached', '--binary', '--whitespace=nowarn', '--', patchFile],
+      [],
+      env
+    )
+    if (apply.code !== 0) return { error: clip(apply.stderr.trim(), 500) }
+    const diff = await git(
+      root,
+      ['diff-index', '--cached', '--raw', '-z', '--no-renames', '--no-ext-diff', 'HEAD'],
+      [],
+      env
+    )
+    if (diff.code !== 0) return { error: clip(diff.stderr.trim(), 300) }
+    const refusals: string[] = []
+    const fields = diff.stdout.split('\0')
+    for (let i = 0; i + 1 < fields.length; i += 2) {
+      const meta = /^:(\d{6}) (\d{6}) /.exec(fields[i] ?? '')
+      const name = fields[i + 1] ?? ''
+      if (!meta) {
+        // never skipped: what cannot be read is not known to be safe
+        refusals.push(`git's record of the change could not be read (${clip(fields[i] ?? '', 80)})`)
+        break
+      }
+      const checked = checkPath(name, root, decide)
+      if (checked.refusal !== undefined) refusals.push(`${name} (${checked.refusal})`)
+      else if (!PLAIN_MODES.has(meta[2] ?? '')) {
+        refusals.push(`${name} (would be a symlink or submodule entry, mode ${meta[2] ?? ''})`)
+      }
+    }
+    return { refusals }
+  } finally {
+    fs.rmSync(scratch, { recursive: true, force: true })
+  }
+}
 
 /**
  * The paths a patch touches (`git apply --numstat -z`, read outside any repository), each
@@ -186,13 +250,27 @@ export function checkPath(
 
 /** A proposed title, made safe: one line, no mention, HTML or link, at most the title limit. */
 export function safeTitle(text: string): string {
-  return inlineText(text, LIMITS.title)
+  return fitted(text, LIMITS.title, (t) => inlineText(t, LIMITS.title))
+}
+
+/**
+ * `make(text)` at most `max` characters long: the raw text is cut first, then made safe (cutting
+ * safe text could cut a code span's closing backticks and set what was inside free), shorter
+ * until what neutralizing added fits.
+ */
+function fitted(text: string, max: number, make: (text: string) => string): string {
+  let n = Math.min(max, text.length)
+  for (;;) {
+    const out = make(clip(text, n))
+    if (out.length <= max || n <= 1) return out
+    n = Math.max(1, Math.min(n - 1, Math.floor((n * max) / out.length)))
+  }
 }
 
 /** A proposed body, made safe: no notifying mention, raw HTML or link; length-limited. */
 export function safeBody(text: string, runUrl?: string): string {
   const note = `\n\n---\n_Proposed by the Copilot agent${runUrl ? ` in [this run](${runUrl})` : ''}; applied by the publish step._`
-  return clip(neutralizeMarkdown(text), LIMITS.body) + note
+  return fitted(text, LIMITS.body, neutralizeMarkdown) + note
 }
 
 const PullRequestEvent = z.looseObject({
@@ -291,6 +369,12 @@ async function publishAll(
     } else {
       const result = await pushPatch(settings, env, policy, {
         pr,
+        // the branch a pull request's head must never be (push-to: pr-branch)
+        defaultBranch:
+          settings.pushTo === 'pr-branch' && pr
+            ? (payload.repository?.default_branch ??
+              (await defaultBranch({ client, owner: repo.owner, repo: repo.repo })))
+            : undefined,
         runId,
         title: proposedPr
           ? safeTitle(proposedPr.title)
@@ -301,7 +385,7 @@ async function publishAll(
         patchFailure = result.refused
       } else {
         branch = result.branch
-        applied.push(`Pushed the patch as one commit to \`${result.branch}\`.`)
+        applied.push(`Pushed the patch as one commit to ${codeSpan(result.branch, 300)}.`)
       }
     }
   }
@@ -362,7 +446,9 @@ async function publishAll(
           issue_number: target,
           labels: proposal.labels
         })
-        applied.push(`Added the labels ${proposal.labels.join(', ')} to #${target}.`)
+        applied.push(
+          `Added the labels ${inlineText(proposal.labels.join(', '), 1000)} to #${target}.`
+        )
       } else if (proposal.kind === 'comment') {
         const on = pr?.number ?? payload.issue?.number ?? prNumber
         if (on === undefined) {
@@ -456,15 +542,26 @@ async function pushPatch(
   policy: CompiledPolicy,
   context: {
     pr: z.infer<typeof PullRequestEvent>['pull_request']
+    defaultBranch: string | undefined
     runId: string
     title: string
   }
 ): Promise<{ branch: string } | { refused: string }> {
   const root = settings.workingDirectory
   const patchFile = settings.patchPath ?? ''
-  const paths = await patchPaths(patchFile, root, (file) =>
-    policy.decide({ kind: 'write', fileName: file })
-  )
+  const size = fs.statSync(patchFile).size
+  if (size > MAX_PATCH_BYTES) {
+    return {
+      refused: `The patch was refused whole, nothing was pushed: it is ${size} bytes, more than the ${MAX_PATCH_BYTES} the publish step reads.`
+    }
+  }
+  // the policy's write rules, and never the policy file this step checks with (whatever they say)
+  const policyFile = path.resolve(root, settings.policyPath).toLowerCase()
+  const decide = (file: string): { decision: string; rule: string; reason?: string } =>
+    path.resolve(file).toLowerCase() === policyFile
+      ? { decision: 'deny', rule: 'policy-file', reason: 'the policy this step checks with' }
+      : policy.decide({ kind: 'write', fileName: file })
+  const paths = await patchPaths(patchFile, root, decide)
   const bad = paths.filter((p) => p.refusal !== undefined)
   const special = SPECIAL_MODE.test(fs.readFileSync(patchFile, 'utf8'))
   if (bad.length > 0 || special) {
@@ -491,6 +588,20 @@ async function pushPatch(
       }
     }
     branch = pr.head.ref
+    // Anyone may open a pull request between two branches of the repository (head: main): its
+    // head branch is then no review branch, and the agent's commit would land there unreviewed.
+    if (branch === context.defaultBranch || branch === pr.base.ref) {
+      return {
+        refused: `The patch was not pushed: pull request #${pr.number}'s head branch ${clip(branch, 100)} is the ${branch === context.defaultBranch ? 'default' : 'base'} branch, which push-to: pr-branch never pushes to.`
+      }
+    }
+    // a ref name git takes as a branch, and never as an option or a refspec
+    const format = await git(root, ['check-ref-format', `refs/heads/${branch}`])
+    if (format.code !== 0 || branch.startsWith('-') || /[:\s]/.test(branch)) {
+      return {
+        refused: `The patch was not pushed: pull request #${pr.number}'s head branch ${clip(branch, 100)} is not a branch name this step pushes to.`
+      }
+    }
     const fetched = await git(root, ['fetch', '--no-tags', 'origin', `refs/heads/${branch}`])
     if (fetched.code !== 0)
       return { refused: `Could not fetch ${branch}: ${clip(fetched.stderr.trim(), 300)}` }
@@ -502,6 +613,18 @@ async function pushPatch(
     const checkout = await git(root, ['checkout', '-B', branch])
     if (checkout.code !== 0)
       return { refused: `Could not make branch ${branch}: ${clip(checkout.stderr.trim(), 300)}` }
+  }
+  // what git would really stage, checked before the work tree is touched
+  const staged = await appliedEntries(root, patchFile, decide)
+  if ('error' in staged) {
+    return {
+      refused: `The patch was refused whole, nothing was pushed: it does not apply to ${branch} (${staged.error}).`
+    }
+  }
+  if (staged.refusals.length > 0) {
+    return {
+      refused: `The patch was refused whole, nothing was pushed: ${staged.refusals.join('; ')}.`
+    }
   }
   const apply = await git(root, [
     'apply',

@@ -99,12 +99,16 @@ const Body = z
   .string()
   .max(LIMITS.body, `the body is longer than ${LIMITS.body} characters`)
   .refine((b) => b.trim() !== '', 'the body is empty')
+/** Control, invisible (soft hyphen, zero-width) and bidi characters: none in a label. */
+// eslint-disable-next-line no-control-regex
+const INVISIBLE = /[\u0000-\u001f\u007f-\u009f\u00ad\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/
 const Label = z
   .string()
   .trim()
   .min(1, 'a label is empty')
   .max(LIMITS.label, `a label is longer than ${LIMITS.label} characters`)
   .refine((l) => !/[\r\n,]/.test(l), 'a label holds a comma or a line break')
+  .refine((l) => !INVISIBLE.test(l), 'a label holds a control, invisible or bidi character')
 const Labels = z.array(Label).max(LIMITS.labels, `more than ${LIMITS.labels} labels`)
 
 /** Each proposal as stored and read back (the proposals file, the report). */
@@ -121,11 +125,31 @@ export const Proposal = z.discriminatedUnion('kind', [
 ])
 
 export const PROPOSALS_VERSION = 1
+/** The largest proposals file read: every proposal at its limits, each character escaped, fits. */
+export const MAX_PROPOSALS_BYTES = 8 * 1024 * 1024
 export const ProposalsFile = z.looseObject({
   version: z.literal(PROPOSALS_VERSION),
   proposals: z
     .array(Proposal)
     .max(LIMITS.comments + LIMITS.issues + LIMITS.pullRequests + LIMITS.labels)
+    // the run's limits again: the file is read in another job, from wherever it was uploaded
+    .superRefine((proposals, ctx) => {
+      const count = (kind: SafeOutputKind): number =>
+        proposals.filter((p) => p.kind === kind).length
+      const limits: Array<[SafeOutputKind, number]> = [
+        ['pull-request', LIMITS.pullRequests],
+        ['comment', LIMITS.comments],
+        ['issue', LIMITS.issues]
+      ]
+      for (const [kind, max] of limits) {
+        if (count(kind) > max)
+          ctx.addIssue({ code: 'custom', message: `more than ${max} ${kind} proposals` })
+      }
+      const labels = new Set(proposals.flatMap((p) => (p.kind === 'labels' ? p.labels : [])))
+      if (labels.size > LIMITS.labels) {
+        ctx.addIssue({ code: 'custom', message: `more than ${LIMITS.labels} labels over the run` })
+      }
+    })
 })
 export type ProposalsFile = z.infer<typeof ProposalsFile>
 
@@ -201,6 +225,13 @@ export function validateCall(
 export function readProposals(file: string): ProposalsFile {
   let json: unknown
   try {
+    // the run's limits fit in far less; a bigger file is not read at all
+    const size = fs.statSync(file).size
+    if (size > MAX_PROPOSALS_BYTES) {
+      throw new Error(
+        `it is ${size} bytes, more than the ${MAX_PROPOSALS_BYTES} a proposals file can be`
+      )
+    }
     json = JSON.parse(fs.readFileSync(file, 'utf8'))
   } catch (error) {
     throw new UserError(
@@ -272,10 +303,15 @@ export class SafeOutputs {
     }
   }
 
-  private write(): void {
+  /**
+   * Writes the file from what was recorded (again once the run is over: whatever the agent's
+   * commands wrote there in between is replaced). A new file each time, never through a link.
+   */
+  write(): void {
     const data: ProposalsFile = { version: PROPOSALS_VERSION, proposals: this.proposals }
     const next = `${this.file}.${process.pid}.tmp`
-    fs.writeFileSync(next, JSON.stringify(data, null, 2) + '\n', { mode: 0o644 })
+    fs.rmSync(next, { force: true })
+    fs.writeFileSync(next, JSON.stringify(data, null, 2) + '\n', { mode: 0o644, flag: 'wx' })
     fs.renameSync(next, this.file)
   }
 }

@@ -63,6 +63,14 @@ export class WriteBack {
 
   /** The agent's changes, once nothing runs in the workspace any more; the audit's violations left out. */
   async finish(state: RunState): Promise<void> {
+    // the proposals as the tools recorded them, whatever was written to the file since
+    try {
+      this.safeOutputs?.write()
+    } catch (error) {
+      this.log.warning(
+        `The proposals could not be written again: ${error instanceof Error ? error.message : String(error)}`
+      )
+    }
     const violations = (state.audit?.violations ?? []).map((v) => v.path)
     try {
       this.record = await this.changes.finish(violations)

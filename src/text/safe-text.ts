@@ -195,6 +195,7 @@ export function stripHtmlComments(text: string): string {
  * Make untrusted markdown safe to place in GitHub markdown (a comment or job summary), keeping it
  * readable and keeping its formatting (emphasis, lists, code). Outside code:
  * - HTML comments are removed entirely, so the text cannot forge a hidden marker;
+ * - character references (`&#64;`, `&commat;`) are escaped: none can spell a mention or a control;
  * - `<` and `>` are escaped, so no raw HTML (`</details>`, `<img>`, `<script>`) gets through;
  * - `@user` and `@org/team` mentions get a zero-width joiner after the `@`: nobody is pinged;
  * - `#123`, `owner/repo#123`, `GH-123` and GitHub issue / pull request / discussion URLs get a
@@ -399,6 +400,9 @@ function gluedToLink(line: string, i: number): boolean {
  */
 export function neutralizeProse(text: string): string {
   let out = stripHtmlComments(stripUnsafeChars(text))
+  // No character reference: `&#64;user` and `&commat;user` render as a mention that notifies,
+  // `&#x202E;` as a bidi override. Shown as written instead.
+  out = out.replace(/&(?=#[0-9]{1,8};|#[xX][0-9a-fA-F]{1,8};|[A-Za-z][A-Za-z0-9]{1,31};)/g, '&amp;')
   out = out.replace(/</g, '&lt;').replace(/>/g, '&gt;')
   // No link, image or link definition: `](` and `]:` with an unescaped `]`.
   out = out.replace(/(?<!\\)((?:\\\\)*)\](?=[(:])/g, '$1\\]')
