@@ -116,6 +116,21 @@ function expectNothingPublished(ws: Workspace, result: ActionResult): void {
 const PR = { kind: 'pull-request', title: 'Fix add', body: 'Fixes add.', draft: true }
 
 describe('publish, attacked', () => {
+  // The default checkout of a pull request's event is its merge commit: the PR's own policy file
+  // and tree. Publishing from it would let the pull request loosen the policy that checks it.
+  it('refuses to publish from the merge commit of a pull request (the default checkout)', async () => {
+    const ws = clone()
+    const head = git(ws.dir, 'rev-parse', 'HEAD').trim()
+    const result = await publish(ws, upload(ws, patchOf({ 'src/math.js': FIXED }), [PR]), {
+      ...pullRequestEvent(ws, 'fix', 'main'),
+      GITHUB_REF: 'refs/pull/7/merge',
+      GITHUB_SHA: head
+    })
+    expectNothingPublished(ws, result)
+    expect(result.stdout).toContain('merge commit')
+    expect(result.stdout).toContain('github.event.pull_request.base.sha')
+  })
+
   // Broken before: git reads the mode with strtoul, so `0120000` or `+120000` is a symlink to git
   // but not to the text check; the symlink was committed, pushed and opened as a pull request.
   // (`+120000` passes even the widened text check: what git stages refuses it.)

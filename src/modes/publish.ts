@@ -316,6 +316,23 @@ interface Progress {
   outputs: Record<string, string>
 }
 
+/**
+ * On a pull request's event, `actions/checkout` checks out its merge commit (refs/pull/N/merge) by
+ * default: a tree and a policy file holding the pull request's unreviewed commits. The publish step
+ * reads its policy from the checkout and applies the patch to it, so it refuses that checkout.
+ */
+async function refuseMergeCheckout(root: string, env: NodeJS.ProcessEnv): Promise<void> {
+  const ref = env.GITHUB_REF ?? ''
+  const sha = env.GITHUB_SHA ?? ''
+  if (!/^refs\/pull\/\d+\/merge$/.test(ref) || !/^[0-9a-f]{40,64}$/i.test(sha)) return
+  const head = await git(root, ['rev-parse', '--verify', '-q', 'HEAD'])
+  if (head.code === 0 && head.stdout.trim().toLowerCase() === sha.toLowerCase()) {
+    throw new UserError(
+      `The publish job checked out the pull request's merge commit (${ref}): its tree and its policy file hold the pull request's unreviewed commits. Check out the base branch instead: give actions/checkout \`ref: \${{ github.event.pull_request.base.sha }}\`.`
+    )
+  }
+}
+
 async function publishAll(
   settings: Settings,
   env: NodeJS.ProcessEnv,
@@ -333,6 +350,7 @@ async function publishAll(
     )
   }
   addSecrets([token])
+  await refuseMergeCheckout(root, env)
   const policy: CompiledPolicy = await loadPolicy({
     path: settings.policyPath,
     workingDirectory: root,
