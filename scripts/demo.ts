@@ -4,6 +4,8 @@
  * `dist/index.js` runs as the runner would start it, and the policy answers every request.
  * Prints the job summary and where the JSON report is.
  */
+import { execFileSync } from 'node:child_process'
+import fs from 'node:fs'
 import path from 'node:path'
 import { startModelServer } from '../test-support/model-server.js'
 import { EXAMPLE_POLICY, makeWorkspace, runAction } from '../test-support/action.js'
@@ -13,6 +15,14 @@ const workspace = makeWorkspace({
   'README.md': '# Demo repository\n',
   'src/math.ts': 'export const add = (a: number, b: number) => a - b\n'
 })
+// a checkout, as actions/checkout leaves it: the agent's changes are kept as a patch against it
+for (const args of [
+  ['init', '-q', '-b', 'main'],
+  ['add', '-A'],
+  ['-c', 'user.name=demo', '-c', 'user.email=demo@example.com', 'commit', '-q', '-m', 'Demo']
+]) {
+  execFileSync('git', args, { cwd: workspace.dir, stdio: 'ignore' })
+}
 const file = path.join(workspace.dir, 'src', 'math.ts')
 const model = await startModelServer([
   { content: 'Let me look at the code.', toolCalls: [{ name: 'view', arguments: { path: file } }] },
@@ -62,6 +72,9 @@ try {
   console.log('\n--- outputs ---')
   for (const [name, value] of Object.entries(result.outputs)) console.log(`${name}: ${value}`)
   console.log(`\nsrc/math.ts now: ${workspace.read('src/math.ts')?.trim()}`)
+  const patch = result.outputs['patch-path']
+  if (patch)
+    console.log(`\n--- the patch (output patch-path) ---\n${fs.readFileSync(patch, 'utf8')}`)
   process.exitCode = result.exitCode ?? 1
 } finally {
   await model.close()
