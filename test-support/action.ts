@@ -35,10 +35,16 @@ export interface Workspace {
   cleanup(): void
 }
 
-/** A workspace and a RUNNER_TEMP beside it, in a new directory under `parent`. */
+/**
+ * A workspace and a RUNNER_TEMP beside it, in a new directory under `parent`: HOME by default, as
+ * on the runners. Under /tmp the sandbox keeps /tmp read-only and denies each of its other entries
+ * as they were when the session started, so one that another process removes during the session
+ * makes the sandbox fail closed (bwrap cannot make its mount point): pass /tmp only to test that
+ * layout (sandbox-layouts), not for tests that share /tmp with a busy machine.
+ */
 export function makeWorkspace(
   files: Record<string, string> = {},
-  parent: string = os.tmpdir()
+  parent: string = os.homedir()
 ): Workspace {
   const base = fs.mkdtempSync(path.join(parent, 'autopilot-e2e-'))
   return workspaceIn(path.join(base, 'workspace'), path.join(base, 'runner-temp'), base, files)
