@@ -21,7 +21,7 @@ import {
 } from '../../test-support/action.js'
 
 const MODEL = 'claude-sonnet-4.5'
-const POLICY = `${EXAMPLE_POLICY}  - { id: proposals, decision: allow, tool: ["create_pull_request", "add_labels", "add_comment", "create_issue"] }
+const POLICY = `${EXAMPLE_POLICY}  - { id: proposals, decision: allow, tool: ["propose_pull_request", "add_labels", "add_comment", "create_issue"] }
 `
 const BUGGY = 'export function add(a, b) {\n  return a - b\n}\n'
 const FIXED = 'export function add(a, b) {\n  return a + b\n}\n'
@@ -189,7 +189,7 @@ describe('safe outputs', () => {
         {
           toolCalls: [
             {
-              name: 'create_pull_request',
+              name: 'propose_pull_request',
               arguments: { title: 'Fix add @octocat', body: HOSTILE_BODY, draft: true }
             },
             { name: 'add_labels', arguments: { labels: ['bug'] } }
@@ -202,7 +202,7 @@ describe('safe outputs', () => {
     expect(result.outputs.status).toBe('completed')
     // exactly the tools asked for were offered
     const tools = offeredTools(model as ModelServer)
-    expect(tools).toEqual(expect.arrayContaining(['create_pull_request', 'add_labels']))
+    expect(tools).toEqual(expect.arrayContaining(['propose_pull_request', 'add_labels']))
     expect(tools).not.toContain('add_comment')
     expect(tools).not.toContain('create_issue')
     expect((model as ModelServer).toolResults().join('\n')).toContain(
@@ -409,7 +409,7 @@ describe('safe outputs', () => {
     expect(result.outputs.status).toBe('timed-out')
     const tools = offeredTools(model as ModelServer)
     expect(tools).toContain('edit')
-    for (const tool of ['create_pull_request', 'add_comment', 'add_labels', 'create_issue']) {
+    for (const tool of ['propose_pull_request', 'add_comment', 'add_labels', 'create_issue']) {
       expect(tools).not.toContain(tool)
     }
     expect(result.outputs['safe-outputs-path']).toBe('')

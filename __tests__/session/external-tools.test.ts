@@ -64,7 +64,7 @@ async function drive(policyText: string, script: ScriptStep[], tools?: SafeOutpu
 const ALLOW = `version: 1
 sandbox: { mode: off }
 rules:
-  - { id: proposals, decision: allow, tool: ["create_pull_request"] }
+  - { id: proposals, decision: allow, tool: ["propose_pull_request"] }
 `
 const call = (requestId: string, toolName: string, args: unknown): ScriptStep[] => [
   ev('permission.requested', {
@@ -84,8 +84,8 @@ describe('external tools in the run', () => {
     const fake = await drive(
       ALLOW,
       [
-        ...call('t1', 'create_pull_request', { title: 'Fix', body: 'Body' }),
-        ...call('t2', 'create_pull_request', { title: 'Again', body: 'Body' }),
+        ...call('t1', 'propose_pull_request', { title: 'Fix', body: 'Body' }),
+        ...call('t2', 'propose_pull_request', { title: 'Again', body: 'Body' }),
         // a tool the run never offered
         ev('external_tool.requested', { requestId: 't3', toolName: 'rm_everything' }),
         { awaitToolCall: 't3' },
@@ -94,7 +94,7 @@ describe('external tools in the run', () => {
       tools
     )
     const created = fake.calls.find((c) => c.method === 'create')?.args[0] as CreateSessionOptions
-    expect(created.tools?.map((t) => t.name)).toEqual(['create_pull_request'])
+    expect(created.tools?.map((t) => t.name)).toEqual(['propose_pull_request'])
     expect(fake.permissionAnswers.get('p-t1')).toEqual({ kind: 'approve-once' })
     expect(fake.toolAnswers.get('t1')).toEqual({
       textResultForLlm: RECORDED,
@@ -123,7 +123,7 @@ describe('external tools in the run', () => {
       [
         ev('permission.requested', {
           requestId: 'p1',
-          permissionRequest: { kind: 'custom-tool', toolName: 'create_pull_request', args: {} }
+          permissionRequest: { kind: 'custom-tool', toolName: 'propose_pull_request', args: {} }
         }),
         { awaitPermission: 'p1' },
         ...done

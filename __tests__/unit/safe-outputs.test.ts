@@ -134,7 +134,7 @@ describe('SafeOutputs', () => {
     const refused = tools.call('create_issue', { title: '' })
     expect(refused.resultType).toBe('failure')
     expect(refused.textResultForLlm).toMatch(/^Not recorded: .*call create_issue again/)
-    expect(tools.call('create_pull_request', { title: 't', body: 'b' }).resultType).toBe('failure')
+    expect(tools.call('propose_pull_request', { title: 't', body: 'b' }).resultType).toBe('failure')
     expect(readProposals(file).proposals).toEqual([{ kind: 'labels', labels: ['bug'] }])
     expect(tools.record().refused).toEqual([
       { tool: 'create_issue', reason: expect.stringMatching(/title is empty/) as unknown }

@@ -385,10 +385,10 @@ rules:
   - id: proposals
     decision: allow
     reason: the safe-output tools only record a proposal; the publish job checks and applies it
-    tool: ["create_pull_request", "add_comment", "add_labels", "create_issue"]
+    tool: ["propose_pull_request", "add_comment", "add_labels", "create_issue"]
 tests:
   - { shell: "npm ci && npm test", expect: allow, rule: project-checks }
-  - { tool: "create_pull_request", expect: allow, rule: proposals }
+  - { tool: "propose_pull_request", expect: allow, rule: proposals }
   - { tool: "some_other_tool", expect: deny, rule: default }
   - { shell: "npm run lint -- --fix 2>&1 | tail -n 50", expect: allow }
   - { shell: "npx tsc --noEmit > src/tsc.log", expect: allow }

@@ -15,9 +15,13 @@ import type { SafeOutputProposal, SafeOutputsRecord } from '../reporting/types.j
 
 export { parseSafeOutputs, SAFE_OUTPUT_KINDS, type SafeOutputKind }
 
-/** The tool each kind is offered as. */
+/**
+ * The tool each kind is offered as. Not `create_pull_request`: Copilot CLI 1.0.85 has a tool of
+ * its own by that name, which took the agent's call (and failed) without a permission request
+ * (measured in the CLI version matrix).
+ */
 export const SAFE_OUTPUT_TOOLS: Record<SafeOutputKind, string> = {
-  'pull-request': 'create_pull_request',
+  'pull-request': 'propose_pull_request',
   comment: 'add_comment',
   labels: 'add_labels',
   issue: 'create_issue'
@@ -39,7 +43,7 @@ export const RECORDED =
 
 const DEFINITIONS: Record<SafeOutputKind, ExternalToolDefinition> = {
   'pull-request': {
-    name: 'create_pull_request',
+    name: 'propose_pull_request',
     description:
       'Propose a pull request with your changes to the working tree. Call it once, after your changes are done and checked; the workflow commits the changes and opens the pull request after this session ends (you cannot push yourself).',
     parameters: {
