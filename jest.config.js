@@ -10,6 +10,7 @@ export default {
   testTimeout: 60000,
   // says once when the OS sandbox's suites cannot run here (and fails under CI=true)
   globalSetup: '<rootDir>/test-support/global-setup.mjs',
+  globalTeardown: '<rootDir>/test-support/global-teardown.mjs',
   // e2e tests spawn real CLI processes: two cores, keep it modest.
   maxWorkers: 2
 }

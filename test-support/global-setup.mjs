@@ -1,9 +1,20 @@
 // Jest's global setup: says once, loudly, when the OS sandbox's suites cannot run here. They need
 // bubblewrap (and, for the network sandbox, slirp4netns and iptables): without them those suites
 // are skipped on a developer's machine, and fail the run under CI=true (.ci/run installs them).
+import fs from 'node:fs'
+import path from 'node:path'
 import { sandboxTools } from './sandbox-tools.mjs'
 
 export default function globalSetup() {
+  // Every test's temporary files in one directory of /tmp for the run (the workers inherit
+  // TMPDIR): a session whose workspace is under /tmp sees /tmp's entries stay as they were when it
+  // started (the sandbox denies each one; one removed mid-session fails it closed), while the
+  // other worker makes and removes its temporary directories.
+  if (process.env.TMPDIR === undefined || !process.env.TMPDIR.includes('autopilot-tests-')) {
+    const dir = fs.mkdtempSync(path.join(process.env.TMPDIR ?? '/tmp', 'autopilot-tests-'))
+    process.env.TMPDIR = dir
+    globalThis.__autopilotTestsTmp = dir
+  }
   const missing = sandboxTools().missing
   if (missing.length === 0) return
   const what = `The OS sandbox suites need ${missing.join(', ')}, which ${missing.length === 1 ? 'is' : 'are'} not on PATH`

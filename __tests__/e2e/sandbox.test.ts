@@ -68,7 +68,8 @@ beforeEach(() => {
   fs.mkdirSync(path.join(workspace.runnerTemp, 'tool-cache'), { recursive: true })
   targets = {
     home: path.join(os.homedir(), `.sandbox-e2e-${id}`),
-    tmp: `/tmp/sandbox-e2e-${id}`,
+    // under /tmp (in the run's own directory of it: see test-support/global-setup.mjs)
+    tmp: path.join(os.tmpdir(), `sandbox-e2e-${id}`),
     runnerTemp: path.join(workspace.runnerTemp, 'pwned'),
     toolCache: path.join(workspace.runnerTemp, 'tool-cache', 'pwned')
   }
