@@ -4,14 +4,12 @@
  * No agent runs here (the publish step never starts the CLI): the inputs are what a hostile agent
  * job could upload. Each test says whether the attack once got through.
  */
-import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
-import os from 'node:os'
 import path from 'node:path'
+import { cloneOrigin, seedOrigin, testGit } from '../../test-support/origin.js'
 import { startFakeGitHub, type FakeGitHub } from '../../test-support/github-api.js'
 import {
   EXAMPLE_POLICY,
-  makeWorkspace,
   runAction,
   type ActionResult,
   type Workspace
@@ -20,11 +18,7 @@ import {
 const TOKEN = 'installation-token'
 const BUGGY = 'export function add(a, b) {\n  return a - b\n}\n'
 const FIXED = 'export function add(a, b) {\n  return a + b\n}\n'
-const ID = ['-c', 'user.name=Test', '-c', 'user.email=test@example.com']
-
-function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', [...ID, ...args], { cwd, encoding: 'utf8', stdio: 'pipe' })
-}
+const git = testGit
 
 let base: string
 let origin: string
@@ -32,20 +26,11 @@ let github: FakeGitHub
 const workspaces: Workspace[] = []
 
 beforeEach(async () => {
-  base = fs.mkdtempSync(path.join(os.tmpdir(), 'autopilot-safe-attack-'))
-  origin = path.join(base, 'origin.git')
-  git(base, 'init', '-q', '--bare', '-b', 'main', origin)
-  const seed = path.join(base, 'seed')
-  git(base, 'clone', '-q', origin, seed)
-  fs.mkdirSync(path.join(seed, 'src'))
-  fs.mkdirSync(path.join(seed, '.github', 'workflows'), { recursive: true })
-  fs.writeFileSync(path.join(seed, 'src', 'math.js'), BUGGY)
-  fs.writeFileSync(path.join(seed, '.github', 'copilot-policy.yml'), EXAMPLE_POLICY)
-  fs.writeFileSync(path.join(seed, '.github', 'workflows', 'ci.yml'), 'on: push\n')
-  git(seed, 'checkout', '-q', '-b', 'main')
-  git(seed, 'add', '-A')
-  git(seed, 'commit', '-q', '-m', 'seed')
-  git(seed, 'push', '-q', 'origin', 'main')
+  ;({ base, origin } = seedOrigin('autopilot-safe-attack-', {
+    'src/math.js': BUGGY,
+    '.github/copilot-policy.yml': EXAMPLE_POLICY,
+    '.github/workflows/ci.yml': 'on: push\n'
+  }))
   github = await startFakeGitHub()
 })
 
@@ -56,10 +41,8 @@ afterEach(async () => {
 })
 
 function clone(): Workspace {
-  const ws = makeWorkspace()
+  const ws = cloneOrigin(origin)
   workspaces.push(ws)
-  fs.rmSync(ws.dir, { recursive: true })
-  git(base, 'clone', '-q', origin, ws.dir)
   return ws
 }
 

@@ -5,15 +5,13 @@
  * the pull request against the fake GitHub API. A patch touching a workflow is refused whole; a
  * run that times out still leaves its patch; a run without safe-outputs is offered none.
  */
-import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
-import os from 'node:os'
 import path from 'node:path'
 import { startModelServer, type ModelServer, type Script } from '../../test-support/model-server.js'
+import { cloneOrigin, seedOrigin, testGit } from '../../test-support/origin.js'
 import { startFakeGitHub, type FakeGitHub } from '../../test-support/github-api.js'
 import {
   EXAMPLE_POLICY,
-  makeWorkspace,
   runAction,
   waitGone,
   type ActionResult,
@@ -28,11 +26,7 @@ const FIXED = 'export function add(a, b) {\n  return a + b\n}\n'
 const HOSTILE_BODY =
   'Fixes add. Thanks @octocat! <img src=x onerror=alert(1)> [click me](javascript:alert(1)) <!-- hidden -->'
 
-const GIT_ID = ['-c', 'user.name=Test', '-c', 'user.email=test@example.com']
-
-function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', [...GIT_ID, ...args], { cwd, encoding: 'utf8', stdio: 'pipe' })
-}
+const git = testGit
 
 let base: string
 let origin: string
@@ -41,20 +35,11 @@ let github: FakeGitHub
 const workspaces: Workspace[] = []
 
 beforeEach(async () => {
-  base = fs.mkdtempSync(path.join(os.tmpdir(), 'autopilot-safe-'))
-  origin = path.join(base, 'origin.git')
-  git(base, 'init', '-q', '--bare', '-b', 'main', origin)
-  const seed = path.join(base, 'seed')
-  git(base, 'clone', '-q', origin, seed)
-  fs.mkdirSync(path.join(seed, 'src'))
-  fs.mkdirSync(path.join(seed, '.github', 'workflows'), { recursive: true })
-  fs.writeFileSync(path.join(seed, 'src', 'math.js'), BUGGY)
-  fs.writeFileSync(path.join(seed, '.github', 'copilot-policy.yml'), POLICY)
-  fs.writeFileSync(path.join(seed, '.github', 'workflows', 'ci.yml'), 'on: push\n')
-  git(seed, 'checkout', '-q', '-b', 'main')
-  git(seed, 'add', '-A')
-  git(seed, 'commit', '-q', '-m', 'seed')
-  git(seed, 'push', '-q', 'origin', 'main')
+  ;({ base, origin } = seedOrigin('autopilot-safe-', {
+    'src/math.js': BUGGY,
+    '.github/copilot-policy.yml': POLICY,
+    '.github/workflows/ci.yml': 'on: push\n'
+  }))
   github = await startFakeGitHub()
 })
 
@@ -68,10 +53,8 @@ afterEach(async () => {
 
 /** A fresh clone of origin as a workspace. */
 function clone(): Workspace {
-  const ws = makeWorkspace()
+  const ws = cloneOrigin(origin)
   workspaces.push(ws)
-  fs.rmSync(ws.dir, { recursive: true })
-  git(base, 'clone', '-q', origin, ws.dir)
   return ws
 }
 
