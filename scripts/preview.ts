@@ -101,6 +101,12 @@ const ReportSchema = z.strictObject({
       error: z.string().optional()
     })
     .optional(),
+  environment: z
+    .strictObject({
+      dropped: z.array(z.strictObject({ name: z.string(), reason: z.string() })),
+      notListed: z.number()
+    })
+    .optional(),
   changes: z
     .strictObject({
       base: z.string(),
@@ -306,10 +312,12 @@ const sameFields: [
   Same<keyof Item<Def<Parsed['changes']>['files']>, keyof Item<Def<Report['changes']>['files']>>,
   Same<keyof Def<Parsed['credentials']>, keyof Def<Report['credentials']>>,
   Same<keyof Def<Parsed['instructionFiles']>, keyof Def<Report['instructionFiles']>>,
+  Same<keyof Def<Parsed['environment']>, keyof Def<Report['environment']>>,
   Same<keyof Item<Def<Parsed['mcpServers']>>, keyof Item<Def<Report['mcpServers']>>>,
   Same<keyof Item<Def<Parsed['subagents']>>, keyof Item<Def<Report['subagents']>>>,
   Same<keyof Def<Parsed['completion']>, keyof Def<Report['completion']>>
 ] = [
+  true,
   true,
   true,
   true,

@@ -42,6 +42,7 @@ import { setUpSandbox } from './session/sandbox-setup.js'
 import { WriteBack } from './session/write-back.js'
 import { hasCredential, type Settings } from './settings.js'
 import { normalizeSecrets, redactNormalized } from './text/safe-text.js'
+import { describeEnvironment } from './wall/environment.js'
 
 export type { RunResult } from './pipeline/outcome.js'
 
@@ -220,6 +221,10 @@ async function runAgent(
     logSandbox(sandbox)
     const connected = await cli.started
     if (connected.version) recorder.record({ type: 'cli', version: connected.version })
+    // the CLI's environment is an allowlist (wall/environment.ts): what it kept out, by name
+    const environment = connected.process.environment
+    recorder.record({ type: 'environment', record: environment })
+    log.info(describeEnvironment(environment))
     log.info(
       `Connected to Copilot CLI ${connected.version ?? '(version not reported)'} (protocol ${connected.protocolVersion})`
     )

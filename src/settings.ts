@@ -9,6 +9,7 @@ import { runnerSecrets, urlSecrets } from './text/url-credentials.js'
 import { isInside, namedInside, readTreeFile, workspaceRoots } from './tree-file.js'
 import { parseSafeOutputs, type SafeOutputKind } from './session/safe-output-kinds.js'
 import type { Provider } from './cli/session-config.js'
+import { invalidPassthrough } from './wall/environment.js'
 
 /** The Copilot CLI version this action is tested against and installs by default. */
 export const DEFAULT_CLI_VERSION = '1.0.102'
@@ -66,6 +67,11 @@ export interface Settings {
    */
   trustedConfig: boolean
   setupCommands: string[]
+  /**
+   * env-passthrough: the job's variables (names or simple globs) the CLI and the agent's commands
+   * get besides the fixed allowlist (wall/environment.ts); a value carrying a secret never passes.
+   */
+  envPassthrough: string[]
   verifyCommands: string[]
   commandTimeoutMs: number
   /** No event for this long while the agent is busy counts as a hang. */
@@ -190,6 +196,22 @@ function lines(raw: string): string[] {
     .split(/\r?\n/)
     .map((line) => line.trim())
     .filter((line) => line !== '' && !line.startsWith('#'))
+}
+
+/** env-passthrough: one variable name or glob (`*`, `?`) a line; `#` starts a comment line. */
+function envPassthrough(raw: string): string[] {
+  const out: string[] = []
+  raw.split(/\r?\n/).forEach((text, index) => {
+    const line = text.trim()
+    if (line === '' || line.startsWith('#')) return
+    if (invalidPassthrough(line)) {
+      throw new UserError(
+        `Input 'env-passthrough', line ${index + 1}: '${line.slice(0, 60)}' is not a variable name or a glob of * and ?. Write one name a line (MY_SETTING, or MY_APP_* for all that start so).`
+      )
+    }
+    out.push(line)
+  })
+  return out
 }
 
 function oneOf<T extends string>(name: string, raw: string, allowed: readonly T[], fallback: T): T {
@@ -344,6 +366,7 @@ export function readSettings(input: InputReader, env: NodeJS.ProcessEnv = proces
     raw: { mcpServers: input('mcp-servers'), agent: input('agent'), workspace },
     mcpSandbox: oneOf('mcp-sandbox', input('mcp-sandbox'), ['true', 'false'], 'false') === 'true',
     setupCommands: lines(input('setup-commands')),
+    envPassthrough: envPassthrough(input('env-passthrough')),
     verifyCommands: lines(input('verify-commands')),
     commandTimeoutMs:
       positiveNumber('command-timeout-seconds', input('command-timeout-seconds'), 600) * 1000,

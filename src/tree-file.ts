@@ -10,6 +10,9 @@
  * - only a regular file is read: a directory, FIFO, socket or device is refused without being
  *   opened, and so is anything in the kernel's `/proc`, `/sys` or `/dev` (their files look
  *   regular);
+ * - a file named inside the workspace with other names (a hard link, `st_nlink > 1`) is refused:
+ *   it is a regular file inside the tree whose data may be an outside file's (`ln ~/.ssh/id_rsa
+ *   task.md` needs no symlink), and nothing says where its other names are;
  * - at most `maxBytes` (1 MiB by default) are read;
  * - the checks are made again on what was opened (fstat, and the descriptor's own path in
  *   /proc/self/fd), so a link swapped in between the check and the open is caught.
@@ -26,7 +29,7 @@ import { UserError } from './errors.js'
 /** The most the action reads of a file from the tree. */
 export const TREE_FILE_MAX_BYTES = 1024 * 1024
 
-export type TreeFileProblem = 'missing' | 'outside' | 'not-regular' | 'too-large'
+export type TreeFileProblem = 'missing' | 'outside' | 'not-regular' | 'too-large' | 'hard-link'
 
 /** A file the action will not read; `problem` says why. The message names no content. */
 export class TreeFileError extends UserError {
@@ -200,6 +203,13 @@ export function readTreeFile(request: TreeFileRequest): TreeFile {
     throw error
   }
   if (!stat.isFile()) throw notRegular(describeKind(stat), leads.realPath)
+  const hardLink = (links: number): TreeFileError =>
+    new TreeFileError(
+      'hard-link',
+      file,
+      `${capitalize(what)} names '${file}'${leads.realPath === file ? '' : `, which leads to '${leads.realPath}'`}: a file with ${links} names (a hard link), whose data may be a file outside the workspace. The action reads only files of the checked-out tree itself. Replace the link with a copy of the file (cp --remove-destination).`
+    )
+  if (confined && stat.nlink > 1) throw hardLink(stat.nlink)
   const tooLarge = (size: string): TreeFileError =>
     new TreeFileError(
       'too-large',
@@ -232,6 +242,7 @@ export function readTreeFile(request: TreeFileRequest): TreeFile {
   try {
     const opened = fs.fstatSync(fd)
     if (!opened.isFile()) throw notRegular(describeKind(opened), leads.realPath)
+    if (confined && opened.nlink > 1) throw hardLink(opened.nlink)
     if (opened.dev !== stat.dev || opened.ino !== stat.ino) {
       throw new TreeFileError(
         'outside',

@@ -11,7 +11,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import YAML from 'yaml'
-import { cliEnvironment } from '../../src/cli/process.js'
+import { agentEnvironment } from '../../src/wall/environment.js'
 import { PRESET_NAMES, compilePolicy, runPolicyTests } from '../../src/policy/index.js'
 import { ROOT } from '../../test-support/action.js'
 
@@ -169,7 +169,11 @@ describe('credentials', () => {
     for (const file of DOCS) {
       expect([file, /as `?COPILOT_GITHUB_TOKEN/.test(read(file))]).toEqual([file, false])
     }
-    const env = cliEnvironment({ COPILOT_GITHUB_TOKEN: 'ghp_x', GITHUB_TOKEN: 'y', PATH: '/bin' })
+    const { env } = agentEnvironment({
+      env: { COPILOT_GITHUB_TOKEN: 'ghp_x', GITHUB_TOKEN: 'y', PATH: '/bin' },
+      secrets: [],
+      passthrough: ['COPILOT_GITHUB_TOKEN', 'GITHUB_TOKEN']
+    })
     expect(env).toEqual({ PATH: '/bin' })
     expect(action.inputs['copilot-token']?.description).toMatch(/JSON-RPC/)
   })

@@ -1,4 +1,4 @@
-import { readFileSync, symlinkSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import {
   compilePolicy,
@@ -6,6 +6,7 @@ import {
   PolicyError,
   resolvePolicyText
 } from '../../src/policy/index.js'
+import { protectedNames } from '../../src/policy/sandbox.js'
 import { BUILT_IN_IDS } from '../../src/policy/schema.js'
 import { locateWasm } from '../../src/policy/wasm.js'
 import { TreeFileError } from '../../src/tree-file.js'
@@ -69,6 +70,29 @@ describe('loadPolicy', () => {
     await expect(loadPolicy({ path: 'dangling.yml', workingDirectory: ws.dir })).rejects.toThrow(
       /does not exist/
     )
+  })
+
+  it('knows the policy file by its real path: no write reaches it under any of its names', async () => {
+    // the policy the input names is a symlink to another file of the tree, which the rules allow
+    mkdirSync(path.join(ws.dir, 'policies'), { recursive: true })
+    mkdirSync(path.join(ws.dir, 'conf'), { recursive: true })
+    writeFileSync(
+      path.join(ws.dir, 'policies', 'agent.yml'),
+      'version: 1\nrules:\n  - { id: edits, decision: allow, write: ["**"] }\n'
+    )
+    symlinkSync('../policies/agent.yml', path.join(ws.dir, 'conf', 'copilot-policy.yml'))
+    // and a second name the agent could write through
+    symlinkSync('../policies/agent.yml', path.join(ws.dir, 'conf', 'alias.yml'))
+    const p = await loadPolicy({ path: 'conf/copilot-policy.yml', workingDirectory: ws.dir })
+    for (const name of ['policies/agent.yml', 'conf/copilot-policy.yml', 'conf/alias.yml']) {
+      const decision = p.decide({ kind: 'write', fileName: path.join(ws.dir, name) })
+      expect([name, decision.decision, decision.rule]).toEqual([name, 'deny', 'policy-file'])
+    }
+    expect(
+      p.decide({ kind: 'write', fileName: path.join(ws.dir, 'policies', 'other.yml') })
+    ).toMatchObject({ decision: 'allow' })
+    // the audit and the sandbox see it among the protected names
+    expect(protectedNames(p)).toEqual(new Set(['agent.yml', 'copilot-policy.yml']))
   })
 
   it('rejects a directory', async () => {

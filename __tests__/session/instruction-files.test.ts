@@ -81,6 +81,17 @@ describe('findUnsafeInstructionFiles', () => {
     expect(found[1]?.reason).toBe('a FIFO (named pipe), not a regular file')
   })
 
+  it("finds a hard link (an outside file's data under an instruction file's name)", () => {
+    fs.linkSync(credential, path.join(ws, 'AGENTS.md'))
+    fs.linkSync(credential, path.join(ws, '.github', 'instructions', 'deep', 'h.instructions.md'))
+    fs.writeFileSync(path.join(ws, 'CLAUDE.md'), 'plain file\n')
+    const found = findUnsafeInstructionFiles(ws, ws)
+    expect(relative(found)).toEqual(['.github/instructions/deep/h.instructions.md', 'AGENTS.md'])
+    expect(found[1]?.reason).toBe(
+      'a hard link (3 names), whose data may be a file outside the workspace'
+    )
+  })
+
   it('finds nothing in a tree without instruction files', () => {
     expect(findUnsafeInstructionFiles(ws, ws)).toEqual([])
   })

@@ -101,6 +101,21 @@ describe('readTreeFile', () => {
     expect(Date.now() - started).toBeLessThan(2000)
   })
 
+  it("refuses a hard link in the tree (an outside file's data under an inside name), unread", () => {
+    fs.linkSync(path.join(outside, 'secret.txt'), path.join(ws, 'linked.md'))
+    const error = refusal('linked.md')
+    expect(error.problem).toBe('hard-link')
+    expect(error.message).toContain("Input 'prompt-file'")
+    expect(error.message).toContain('a file with 2 names (a hard link)')
+    expect(error.message).toContain('cp --remove-destination')
+    expect(error.message).not.toContain('SECRET-VALUE')
+    // through a symlink inside the tree too
+    fs.symlinkSync('linked.md', path.join(ws, 'via-link.md'))
+    expect(refusal('via-link.md').problem).toBe('hard-link')
+    // the workflow's own file outside the workspace is its choice
+    expect(read(path.join(outside, 'secret.txt')).text).toBe('SECRET-VALUE-31f2\n')
+  })
+
   it('refuses a directory', () => {
     const error = refusal('sub')
     expect(error.problem).toBe('not-regular')

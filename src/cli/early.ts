@@ -72,7 +72,7 @@ export function commandScratch(settings: Settings): string | undefined {
 
 /**
  * Starts the CLI for a run: its private home, `--log-level debug` when the step runs with debug
- * logging (what core.isDebug() reads), and `env` (stripped by CliProcess).
+ * logging (what core.isDebug() reads), and `env` (its allowlist: wall/environment.ts).
  */
 export function spawnCli(
   executable: string,
@@ -86,7 +86,8 @@ export function spawnCli(
     ...(scratch === undefined ? {} : { scratch }),
     args: env.RUNNER_DEBUG === '1' ? ['--log-level', 'debug'] : [],
     env,
-    secrets: settings.secrets
+    secrets: settings.secrets,
+    passthrough: settings.envPassthrough
   })
 }
 

@@ -6,59 +6,38 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
+import {
+  actionVariables,
+  agentEnvironment,
+  commandTempDir,
+  type DroppedVariable
+} from '../wall/environment.js'
 
 export interface CliProcessOptions {
   executable: string
   /** Private directory: COPILOT_HOME (session state, logs, config). */
   home: string
-  /** The agent's commands' private scratch directory: their TMPDIR (`scratchEnvironment`). */
+  /**
+   * The agent's commands' private scratch directory, where the OS sandbox cannot give them a
+   * private /tmp: their TMPDIR, TMP and TEMP (wall/environment.ts `actionVariables`).
+   */
   scratch?: string
   /** Extra CLI arguments (e.g. `--log-level debug`). */
   args?: string[]
+  /** The job's environment: the CLI gets its allowlist (wall/environment.ts `agentEnvironment`). */
   env?: NodeJS.ProcessEnv
   /**
-   * The run's secret values (tokens, the provider key): a variable holding one is not passed on,
-   * whatever its name (a job-level `env:` secret under a name nobody can guess).
+   * The run's secret values (tokens, the provider key): a variable carrying one in any form the
+   * redactor knows is not passed on, whatever its name.
    */
   secrets?: readonly string[]
+  /** env-passthrough: the job's variables the workflow passes on too (names or simple globs). */
+  passthrough?: readonly string[]
 }
 
 export interface CliExit {
   code: number | null
   signal: NodeJS.Signals | null
-}
-
-/**
- * Environment variables that would hand the CLI credentials or settings we did not choose. The
- * CLI's environment is also every agent command's (the sandbox sets it again after --clearenv),
- * so nothing secret may stay: the inputs, the runner's own tokens and URLs (ACTIONS_*).
- */
-export const STRIPPED_ENV =
-  /^(COPILOT_|GH_TOKEN$|GITHUB_TOKEN$|GH_ENTERPRISE_TOKEN$|GITHUB_ENTERPRISE_TOKEN$|GITHUB_COPILOT_|INPUT_|ACTIONS_)/i
-
-/** The environment the CLI gets: `env` less STRIPPED_ENV and any variable holding a secret. */
-export function cliEnvironment(
-  env: NodeJS.ProcessEnv,
-  secrets: readonly string[] = []
-): NodeJS.ProcessEnv {
-  const values = secrets.filter((secret) => secret.length >= 4)
-  const out: NodeJS.ProcessEnv = {}
-  for (const [key, value] of Object.entries(env)) {
-    if (STRIPPED_ENV.test(key)) continue
-    if (value !== undefined && values.some((secret) => value.includes(secret))) continue
-    out[key] = value
-  }
-  return out
-}
-
-/**
- * Where the agent's commands keep temporary files: TMPDIR, a directory of `scratch`. The OS
- * sandbox gives them a private /tmp, except where /tmp holds the workspace (self-hosted layouts):
- * then the host's /tmp is read-only to them, and this is where they write. The CLI passes its
- * environment to every command (setup and verify commands too).
- */
-export function scratchEnvironment(scratch: string): Record<string, string> {
-  return { TMPDIR: path.join(scratch, 'tmp') }
 }
 
 export class CliProcess {
@@ -67,17 +46,24 @@ export class CliProcess {
   private exit: CliExit | undefined
   private readonly stderrLines: string[] = []
   private stderrRest = ''
+  /** The job's variables kept from the CLI (names and reasons), and how many it did not list. */
+  readonly environment: { dropped: DroppedVariable[]; notListed: number }
 
   constructor(options: CliProcessOptions) {
     fs.mkdirSync(options.home, { recursive: true })
-    const env = cliEnvironment(options.env ?? process.env, options.secrets)
-    env.COPILOT_HOME = options.home
     if (options.scratch !== undefined) {
-      for (const [name, dir] of Object.entries(scratchEnvironment(options.scratch))) {
-        fs.mkdirSync(dir, { recursive: true, mode: 0o700 })
-        env[name] = dir
-      }
+      fs.mkdirSync(commandTempDir(options.scratch), { recursive: true, mode: 0o700 })
     }
+    const { env, dropped, notListed } = agentEnvironment({
+      env: options.env ?? process.env,
+      secrets: options.secrets ?? [],
+      passthrough: options.passthrough ?? [],
+      added: actionVariables({
+        copilotHome: options.home,
+        ...(options.scratch === undefined ? {} : { scratch: options.scratch })
+      })
+    })
+    this.environment = { dropped, notListed }
     // No credential goes into the environment: the agent's commands are children of the CLI and
     // could read it from /proc/<pid>/environ. The token is handed over JSON-RPC instead
     // (see Connection.provideGitHubToken).

@@ -300,6 +300,11 @@ export interface EngineOptions {
   sandboxMode?: SandboxMode
   /** Directories no write may reach; default: `runnerPaths(process.env)`. */
   runnerPaths?: string[]
+  /**
+   * The policy file, by the name it was loaded under and by its real path (every symlink
+   * resolved): no write may reach it under any name (rule `policy-file`).
+   */
+  policyFiles?: readonly string[]
 }
 
 export class PolicyEngine implements Policy {
@@ -311,6 +316,8 @@ export class PolicyEngine implements Policy {
   readonly tests: readonly PolicyTestCase[]
   readonly presets: readonly PresetName[]
   readonly sandboxMode: SandboxMode
+  /** The policy file's names, lower case: as loaded, and its real path (EngineOptions.policyFiles). */
+  readonly policyFiles: readonly string[]
   private readonly lexicalRoot: string
   private readonly realRoot: string
   /** Directories no write may reach (runnerPaths), less any that hold the working directory. */
@@ -335,6 +342,9 @@ export class PolicyEngine implements Policy {
     this.tests = options.tests ?? []
     this.presets = options.presets ?? []
     this.sandboxMode = options.sandboxMode ?? 'auto'
+    this.policyFiles = [
+      ...new Set((options.policyFiles ?? []).map((p) => path.resolve(p).toLowerCase()))
+    ]
     this.lexicalRoot = path.resolve(options.workingDirectory)
     this.realRoot = realDirectory(options.workingDirectory)
     this.runnerRoots = (options.runnerPaths ?? runnerPaths()).flatMap((p) => [p, realDirectory(p)])
@@ -638,6 +648,16 @@ export class PolicyEngine implements Policy {
           decision: 'deny',
           rule: 'sensitive-path',
           reason: `${p.relative} is the repository's git configuration, which can hold a token`,
+          matched: []
+        }
+      }
+      if (matcher === 'write' && this.policyFiles.includes(p.absolute.toLowerCase())) {
+        // the file this policy was loaded from, under any of its names (a symlink to it, the file
+        // a symlinked policy leads to; any letter case, as a case-insensitive disk has it)
+        return {
+          decision: 'deny',
+          rule: 'policy-file',
+          reason: `${p.relative ?? p.absolute} is the policy file the run was loaded from`,
           matched: []
         }
       }

@@ -538,6 +538,8 @@ function ruleSpecs(map: SourceMap, data: PolicyFileInput, out: RuleSpec[]): Poli
 export interface CompileOptions {
   /** Marks the policy as the built-in fallback (no policy file existed). */
   builtIn?: boolean
+  /** The policy file's names (as loaded, and its real path): no write may reach it. */
+  policyFiles?: readonly string[]
 }
 
 /** A policy file with its presets applied. */
@@ -635,7 +637,8 @@ export async function compileResolved(
     workingDirectory,
     tests: resolved.parsed.tests,
     presets: resolved.presets,
-    sandboxMode: resolved.sandboxMode
+    sandboxMode: resolved.sandboxMode,
+    ...(options.policyFiles ? { policyFiles: options.policyFiles } : {})
   })
 }
 
@@ -655,14 +658,14 @@ export async function loadPolicy(options: {
   /** Who names the file, for errors (`input 'policy'`). */
   what?: string
 }): Promise<CompiledPolicy> {
-  let text: string
+  let read: { file: string; realPath: string; text: string }
   try {
-    text = readTreeFile({
+    read = readTreeFile({
       what: options.what ?? 'the policy',
       name: options.path,
       base: options.workingDirectory,
       workspace: options.workspace ?? options.workingDirectory
-    }).text
+    })
   } catch (error) {
     if (!(error instanceof TreeFileError)) throw error
     if (error.problem === 'missing') {
@@ -692,5 +695,8 @@ export async function loadPolicy(options: {
     }
     throw error
   }
-  return compilePolicy(text, options.path, options.workingDirectory)
+  // known by its real path too: a symlinked policy file is its target's content
+  return compilePolicy(read.text, options.path, options.workingDirectory, {
+    policyFiles: [read.file, read.realPath]
+  })
 }

@@ -44,6 +44,8 @@ export interface SandboxConfig {
 /** What the derivation needs of the policy. */
 export interface SandboxPolicy {
   rules: readonly CompiledRule[]
+  /** The policy file's names (as loaded, and its real path): protected like a denied path. */
+  policyFiles?: readonly string[]
 }
 
 /** The run's facts. */
@@ -240,6 +242,8 @@ export function protectedNames(policy: SandboxPolicy): Set<string> {
       if (first !== '' && !/[*?[\]{}!()+@]/.test(first)) names.add(first.toLowerCase())
     }
   }
+  // the policy file under each of its names: the engine denies writing it (`policy-file`)
+  for (const file of policy.policyFiles ?? []) names.add(path.basename(file).toLowerCase())
   return names
 }
 

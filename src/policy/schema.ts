@@ -39,6 +39,7 @@ export const BUILT_IN_IDS = [
   'reads-secret',
   'hard-link',
   'links-then-writes',
+  'policy-file',
   // not the engine's: the OS sandbox's denials and the workspace audit's git check
   'sandbox',
   'git-internals',

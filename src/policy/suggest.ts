@@ -129,6 +129,7 @@ const CHECKS: Record<string, Check> = {
     instead: 'read only the setting needed (git config --get <key>)'
   },
   'hard-link': { why: 'the file has other names, which the rules do not see' },
+  'policy-file': { why: 'the file is the policy the run was loaded from' },
   'links-then-writes': {
     why: 'the command may create symlinks and then write through them',
     instead: 'run the command that creates the links on its own first'

@@ -60,6 +60,14 @@ export function toReport(state: RunState, options: ReportOptions): Report {
             kept: state.instructionFiles.kept.map((file) => ({ ...file }))
           }
         }),
+    ...(state.environment === undefined
+      ? {}
+      : {
+          environment: {
+            ...state.environment,
+            dropped: state.environment.dropped.map((variable) => ({ ...variable }))
+          }
+        }),
     ...(state.workingDirectory === undefined ? {} : { workingDirectory: state.workingDirectory }),
     plan: { content: state.plan, todos: state.todos.map((todo) => ({ ...todo })) },
     tools: state.tools.map((record) => ({ ...record })),

@@ -266,6 +266,17 @@ export interface InstructionFilesRecord {
 }
 
 /**
+ * The job's variables kept from the Copilot CLI and the agent's commands (src/wall/environment.ts):
+ * by name only, never a value.
+ */
+export interface EnvironmentRecord {
+  /** Each variable the run did not pass and why (`secret`, `credential`, `writable-root`, `reserved`). */
+  dropped: Array<{ name: string; reason: string }>
+  /** How many of the job's variables neither the fixed set nor `env-passthrough` names. */
+  notListed: number
+}
+
+/**
  * The agent's changes since the commit the run started from, as git computes them: session
  * files (plan.md, ...), the policy's own file and paths the audit put back never count.
  */
@@ -355,6 +366,8 @@ export interface Report {
   credentials?: CredentialsRecord
   /** Instruction files kept from the CLI for the session (absent: none). */
   instructionFiles?: InstructionFilesRecord
+  /** The job's variables not passed to the agent, by name (absent in reports of older versions). */
+  environment?: EnvironmentRecord
   plan: { content: string | null; todos: TodoRecord[] }
   /** The agent's changes since the starting commit, from git (absent: not a git checkout, or no session ran). */
   changes?: ChangesRecord

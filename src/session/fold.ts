@@ -130,6 +130,15 @@ export function fold(state: RunState, input: RunInput): RunState {
         ...putBack(state, input.record)
       }
       break
+    case 'environment':
+      state.environment = {
+        dropped: input.record.dropped.slice(0, REPORT_LIMITS.credentials).map((variable) => ({
+          name: clip(clean(state, variable.name), 200),
+          reason: clip(clean(state, variable.reason), 100)
+        })),
+        notListed: input.record.notListed
+      }
+      break
     case 'decision':
       state.asks.delete(input.requestId)
       onDecision(state, input.requestId, input.request, input.decision, input.approval)

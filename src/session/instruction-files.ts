@@ -130,6 +130,16 @@ function follow(
       }
     }
     if (isLast && last === 'file') {
+      if (stat.isFile() && stat.nlink > 1) {
+        // a regular file in the tree whose data may be an outside file's (`ln ~/.ssh/id_rsa
+        // AGENTS.md`): the link itself is moved aside, like a symlink out
+        return {
+          unsafe: {
+            entry,
+            reason: `a hard link (${stat.nlink} names), whose data may be a file outside the workspace`
+          }
+        }
+      }
       if (stat.isFile() || stat.isDirectory()) return { path: real }
       return { unsafe: { entry, reason: `${describeKind(stat)}, not a regular file` } }
     }

@@ -7,6 +7,7 @@ import type {
   AuditRecord,
   CommandRecord,
   CredentialsRecord,
+  EnvironmentRecord,
   InstructionFilesRecord,
   PolicyIssueRecord,
   QuotaRecord,
@@ -57,6 +58,8 @@ export type RunInput =
   | { type: 'credentials'; record: CredentialsRecord }
   /** Instruction files kept from the CLI for the session, and whether they are back. */
   | { type: 'instruction-files'; record: InstructionFilesRecord }
+  /** The job's variables kept from the CLI's environment (names only). */
+  | { type: 'environment'; record: EnvironmentRecord }
   | {
       type: 'decision'
       requestId: string

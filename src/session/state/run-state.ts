@@ -8,6 +8,7 @@ import type {
   CommandRecord,
   CompletionRecord,
   CredentialsRecord,
+  EnvironmentRecord,
   InstructionFilesRecord,
   McpServerRecord,
   ModelUsage,
@@ -121,6 +122,7 @@ export interface RunState {
   sandboxFailure: string | undefined
   credentials: CredentialsRecord | undefined
   instructionFiles: InstructionFilesRecord | undefined
+  environment: EnvironmentRecord | undefined
   workingDirectory: string | undefined
 
   sessionId: string | null
@@ -202,6 +204,7 @@ export function createState(options: StateOptions): RunState {
     sandboxFailure: undefined,
     credentials: undefined,
     instructionFiles: undefined,
+    environment: undefined,
     workingDirectory:
       options.workingDirectory === undefined ? undefined : clean(options.workingDirectory),
     sessionId: null,
