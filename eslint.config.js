@@ -59,6 +59,31 @@ export default tseslint.config(
     }
   },
   {
+    // One door for what the action writes besides its log (issue 29): step outputs and the job
+    // summary only through src/reporting/redacted-writes.ts, which redacts them once complete.
+    // (The list repeats the one above: a later block's options replace an earlier one's.)
+    files: ['src/**/*.ts'],
+    ignores: ['src/log.ts', 'src/policy-cli.ts', 'src/reporting/redacted-writes.ts'],
+    rules: {
+      'no-restricted-properties': [
+        'error',
+        { object: 'core', property: 'info', message: 'Log through src/log.ts (log.info).' },
+        { object: 'process', property: 'stdout', message: 'Log through src/log.ts.' },
+        { object: 'process', property: 'stderr', message: 'Log through src/log.ts.' },
+        {
+          object: 'core',
+          property: 'setOutput',
+          message: 'Set outputs through src/reporting/redacted-writes.ts (it redacts them).'
+        },
+        {
+          object: 'core',
+          property: 'summary',
+          message: 'Write the job summary through src/reporting/redacted-writes.ts (it redacts it).'
+        }
+      ]
+    }
+  },
+  {
     // policy/index.ts is the only way into src/policy from the rest of the action.
     files: ['src/**/*.ts'],
     ignores: ['src/policy/**'],

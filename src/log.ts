@@ -13,7 +13,7 @@
  * call it (eslint.config.js).
  */
 import * as core from '@actions/core'
-import { normalizeSecrets, redactNormalized } from './text/safe-text.js'
+import { normalizeSecrets, redactDeepNormalized, redactNormalized } from './text/safe-text.js'
 import type { Logger } from './session/log.js'
 import { neutralizeWorkflowCommands } from './text/workflow-commands.js'
 
@@ -45,6 +45,16 @@ export function addSecrets(values: readonly string[]): void {
 /** Text with the registered secrets redacted (for what the action writes besides the log). */
 export function redactSecrets(text: string): string {
   return redactNormalized(text, secrets)
+}
+
+/** A JSON-like value with the registered secrets redacted from every string (keys too). */
+export function redactSecretsDeep<T>(value: T): T {
+  return redactDeepNormalized(value, secrets, { maxDepth: 64 })
+}
+
+/** The registered secrets, normalized (every encoding the redactor knows). */
+export function knownSecrets(): readonly string[] {
+  return secrets
 }
 
 const safe = (line: string): string => neutralizeWorkflowCommands(redactNormalized(line, secrets))

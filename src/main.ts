@@ -7,7 +7,6 @@
  */
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import * as core from '@actions/core'
 import { readInputs, type EarlyStart } from './cli/early.js'
 import { CliStarter } from './cli/start.js'
 import { UserError, messageOf } from './errors.js'
@@ -30,6 +29,7 @@ import {
 } from './pipeline/workspace-guards.js'
 import { homeCaches, protectedNames, sandboxConfigFor, sandboxNetwork } from './policy/index.js'
 import { commentPublisher, commentTarget, runUrl } from './reporting/publish.js'
+import { setOutputs } from './reporting/redacted-writes.js'
 import { renderWorking } from './reporting/render.js'
 import { WorkspaceAudit } from './session/audit.js'
 import { HomeCaches } from './session/home-caches.js'
@@ -99,7 +99,7 @@ export async function run(
       // Nobody the repository trusts asked for this run: no CLI, no comment, no failure.
       await early?.cli?.process.kill()
       log.notice(refusal)
-      core.setOutput('status', 'skipped')
+      setOutputs({ status: 'skipped' })
       return { report: null, outputs: { status: 'skipped' } }
     }
     return await runAgent(settings, sessionInputs, env, event, cancel.signal, early)

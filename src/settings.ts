@@ -104,6 +104,15 @@ export interface Settings {
   safeOutputsPath?: string
   /** push-to: a new `copilot/<run id>` branch, or the triggering pull request's head branch. */
   pushTo: 'new-branch' | 'pr-branch'
+  // --- publish trusts nothing it did not check (issue 29) ---
+  /** patch-sha256: the agent step's digest of the patch (lowercase hex); required with patchPath. */
+  patchSha256?: string
+  /** safe-outputs-sha256: the agent step's digest of the proposals file; required with safeOutputsPath. */
+  safeOutputsSha256?: string
+  /** allowed-labels: label names or globs (`*`) publish may add; none by default. */
+  allowedLabels: string[]
+  /** protected-branches: more long-lived branch names or globs push-to: pr-branch never pushes to. */
+  protectedBranches: string[]
 }
 
 /** Whether the CLI has a credential: a BYOK provider, or a token for Copilot. */
@@ -405,7 +414,17 @@ function publishInputs(
   input: InputReader,
   workspace: string,
   mode: Settings['mode']
-): Pick<Settings, 'safeOutputs' | 'patchPath' | 'safeOutputsPath' | 'pushTo'> {
+): Pick<
+  Settings,
+  | 'safeOutputs'
+  | 'patchPath'
+  | 'safeOutputsPath'
+  | 'pushTo'
+  | 'patchSha256'
+  | 'safeOutputsSha256'
+  | 'allowedLabels'
+  | 'protectedBranches'
+> {
   const patchPath = input('patch-path')
   const safeOutputsPath = input('safe-outputs-path')
   if (mode === 'publish' && patchPath === '' && safeOutputsPath === '') {
@@ -419,6 +438,34 @@ function publishInputs(
     ...(safeOutputsPath === ''
       ? {}
       : { safeOutputsPath: path.resolve(workspace, safeOutputsPath) }),
-    pushTo: oneOf('push-to', input('push-to'), ['new-branch', 'pr-branch'], 'new-branch')
+    pushTo: oneOf('push-to', input('push-to'), ['new-branch', 'pr-branch'], 'new-branch'),
+    ...digestInput('patch-sha256', input('patch-sha256'), 'patchSha256'),
+    ...digestInput('safe-outputs-sha256', input('safe-outputs-sha256'), 'safeOutputsSha256'),
+    allowedLabels: list(input('allowed-labels')),
+    protectedBranches: list(input('protected-branches'))
   }
+}
+
+/** A comma or newline list, each item trimmed, empty ones dropped. */
+function list(raw: string): string[] {
+  return raw
+    .split(/[,\r\n]+/)
+    .map((item) => item.trim())
+    .filter((item) => item !== '')
+}
+
+/** A SHA-256 input (64 hex digits, any case, an optional `sha256:` in front); absent when empty. */
+function digestInput<K extends 'patchSha256' | 'safeOutputsSha256'>(
+  name: string,
+  raw: string,
+  key: K
+): Partial<Record<K, string>> {
+  if (raw === '') return {}
+  const hex = raw.replace(/^sha256:/i, '')
+  if (!/^[0-9a-f]{64}$/i.test(hex)) {
+    throw new UserError(
+      `Input '${name}' must be a SHA-256 digest (64 hex digits), got '${raw.slice(0, 80)}'. Pass the agent step's output '${name}' through the agent job's outputs.`
+    )
+  }
+  return { [key]: hex.toLowerCase() } as Partial<Record<K, string>>
 }

@@ -16,6 +16,12 @@
  * gets its login on `/user`; an installation token (GITHUB_TOKEN, GitHub App) gets 403 there, like
  * the real API, and writes as `<app>[bot]` with `performed_via_github_app`; a read-only token gets
  * 403 on writes (fork PRs).
+ * Publish (issue 29): `GET /repos/:owner/:repo/pulls/:number` (opened or seeded with
+ * `seedPullRequest`), `GET /repos/:owner/:repo/branches/:branch` (every branch exists;
+ * `protected` after `protectBranch`), `GET /repos/:owner/:repo/rules/branches/:branch` (the rules of
+ * the rulesets `addRuleset` made whose pattern matches: `*` within a segment, `**` any depth),
+ * `GET /repos/:owner/:repo/labels/:name` (GitHub's default labels and those of `addLabel`, compared
+ * case-insensitively; 404 for others).
  * Faults: `failNext` makes the next matching requests answer with a given status. Every request is
  * logged (method, path, query, status, who) for assertions; tokens are never logged.
  */
@@ -81,6 +87,8 @@ export interface FakePullRequest {
   draft: boolean
   state: 'open' | 'closed'
   labels: string[]
+  /** The head's repository (`owner/repo`); the repository it was opened in when absent. */
+  headRepo?: string
 }
 
 export interface LoggedRequest {
@@ -144,6 +152,20 @@ export interface FakeGitHub {
   setPermission(login: string, role: FakeRole | FakeCustomRole | undefined): void
   /** The next `times` (default 1) matching requests answer `fault.status`. */
   failNext(fault: Fault, times?: number): void
+  /** A pull request that exists already (not opened through the API): number, head and base. */
+  seedPullRequest(pr: {
+    number: number
+    head: string
+    base: string
+    headRepo?: string
+    state?: 'open' | 'closed'
+  }): FakePullRequest
+  /** The branch has branch protection (`protected: true` on GET branches/:branch). */
+  protectBranch(name: string): void
+  /** A ruleset whose rule (`type`, default `pull_request`) applies to branches matching `pattern`. */
+  addRuleset(pattern: string, type?: string): void
+  /** A label the repository has, besides GitHub's defaults. */
+  addLabel(name: string): void
   /** Clear the request log (not the comments). */
   resetLog(): void
   close(): Promise<void>
@@ -174,6 +196,33 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
   const commentListeners = new Set<(comment: FakeComment, place: CommentPlace) => void>()
   let nextCommentId = 1000
   const pulls: FakePullRequest[] = []
+  const protectedBranches = new Set<string>()
+  const rulesets: Array<{ pattern: string; type: string }> = []
+  const labelNames = new Set(
+    [
+      'bug',
+      'documentation',
+      'duplicate',
+      'enhancement',
+      'good first issue',
+      'help wanted',
+      'invalid',
+      'question',
+      'wontfix'
+    ].map((l) => l.toLowerCase())
+  )
+  const branchPattern = (pattern: string): RegExp =>
+    new RegExp(
+      `^${pattern
+        .split('**')
+        .map((part) =>
+          part
+            .split('*')
+            .map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+            .join('[^/]*')
+        )
+        .join('.*')}$`
+    )
   let nextIssueNumber = 100
   let clock = Date.parse('2024-01-01T00:00:00Z')
   let baseUrl = ''
@@ -506,6 +555,54 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
           return
         }
         const onePull = /^\/pulls\/(\d+)$/.exec(rest)
+        if (onePull && method === 'GET') {
+          const pr = pulls.find((p) => p.number === Number(onePull[1]))
+          if (!pr) {
+            error(404, 'Not Found')
+            return
+          }
+          send(200, {
+            number: pr.number,
+            html_url: pr.html_url,
+            state: pr.state,
+            title: pr.title,
+            draft: pr.draft,
+            head: { ref: pr.head, repo: { full_name: pr.headRepo ?? `${owner}/${repo}` } },
+            base: { ref: pr.base, repo: { full_name: `${owner}/${repo}` } }
+          })
+          return
+        }
+        const oneBranch = /^\/branches\/(.+)$/.exec(rest)
+        if (oneBranch && method === 'GET') {
+          const name = decodeURIComponent(oneBranch[1] ?? '')
+          send(200, { name, protected: protectedBranches.has(name) })
+          return
+        }
+        const branchRules = /^\/rules\/branches\/(.+)$/.exec(rest)
+        if (branchRules && method === 'GET') {
+          const name = decodeURIComponent(branchRules[1] ?? '')
+          send(
+            200,
+            rulesets
+              .filter((r) => branchPattern(r.pattern).test(name))
+              .map((r, i) => ({
+                type: r.type,
+                ruleset_source_type: 'Repository',
+                ruleset_id: i + 1
+              }))
+          )
+          return
+        }
+        const oneLabel = /^\/labels\/(.+)$/.exec(rest)
+        if (oneLabel && method === 'GET') {
+          const name = decodeURIComponent(oneLabel[1] ?? '')
+          if (!labelNames.has(name.toLowerCase())) {
+            error(404, 'Not Found')
+            return
+          }
+          send(200, { name, color: 'ededed' })
+          return
+        }
         if (onePull && method === 'PATCH') {
           const pr = pulls.find((p) => p.number === Number(onePull[1]))
           if (!pr) {
@@ -574,6 +671,33 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
     },
     failNext: (fault, times = 1) => {
       faults.push({ ...fault, remaining: times })
+    },
+    seedPullRequest: (seed) => {
+      const pr: FakePullRequest = {
+        number: seed.number,
+        html_url: `https://github.com/octo/repo/pull/${seed.number}`,
+        title: `Pull request ${seed.number}`,
+        body: '',
+        head: seed.head,
+        base: seed.base,
+        draft: false,
+        state: seed.state ?? 'open',
+        labels: [],
+        ...(seed.headRepo === undefined ? {} : { headRepo: seed.headRepo })
+      }
+      const same = pulls.findIndex((p) => p.number === seed.number)
+      if (same >= 0) pulls.splice(same, 1)
+      pulls.push(pr)
+      return pr
+    },
+    protectBranch: (name) => {
+      protectedBranches.add(name)
+    },
+    addRuleset: (pattern, type = 'pull_request') => {
+      rulesets.push({ pattern, type })
+    },
+    addLabel: (name) => {
+      labelNames.add(name.toLowerCase())
     },
     resetLog: () => {
       requests.length = 0

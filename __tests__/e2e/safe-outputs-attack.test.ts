@@ -4,6 +4,7 @@
  * No agent runs here (the publish step never starts the CLI): the inputs are what a hostile agent
  * job could upload. Each test says whether the attack once got through.
  */
+import { createHash } from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
 import { cloneOrigin, seedOrigin, testGit } from '../../test-support/origin.js'
@@ -16,6 +17,12 @@ import {
 } from '../../test-support/action.js'
 
 const TOKEN = 'installation-token'
+/** The proposal tools allowed, as an agent job's policy would (the publish step asks it again). */
+const POLICY = `${EXAMPLE_POLICY}  - { id: proposals, decision: allow, tool: ["propose_pull_request", "add_labels", "add_comment", "create_issue"] }
+`
+const ALL_KINDS = 'pull-request, comment, labels, issue'
+const sha = (file: string): string =>
+  createHash('sha256').update(fs.readFileSync(file)).digest('hex')
 const BUGGY = 'export function add(a, b) {\n  return a - b\n}\n'
 const FIXED = 'export function add(a, b) {\n  return a + b\n}\n'
 const git = testGit
@@ -28,10 +35,12 @@ const workspaces: Workspace[] = []
 beforeEach(async () => {
   ;({ base, origin } = seedOrigin('autopilot-safe-attack-', {
     'src/math.js': BUGGY,
-    '.github/copilot-policy.yml': EXAMPLE_POLICY,
+    '.github/copilot-policy.yml': POLICY,
     '.github/workflows/ci.yml': 'on: push\n'
   }))
   github = await startFakeGitHub()
+  github.addLabel('@octocat')
+  github.addLabel('<img src=//evil.example/p.png>')
 })
 
 afterEach(async () => {
@@ -46,13 +55,21 @@ function clone(): Workspace {
   return ws
 }
 
-/** The hostile job's upload: a patch (text) and a proposals file, in `ws`'s RUNNER_TEMP. */
+/**
+ * The hostile job's upload: a patch (text) and a proposals file, in `ws`'s RUNNER_TEMP, with the
+ * digests its step output (a hostile agent job outputs the digests of what it uploads).
+ */
 function upload(ws: Workspace, patch: string, proposals: unknown[]): Record<string, string> {
   const patchFile = path.join(ws.runnerTemp, 'agent.patch')
   const proposalsFile = path.join(ws.runnerTemp, 'agent.safe-outputs.json')
   fs.writeFileSync(patchFile, patch)
   fs.writeFileSync(proposalsFile, JSON.stringify({ version: 1, proposals }))
-  return { 'patch-path': patchFile, 'safe-outputs-path': proposalsFile }
+  return {
+    'patch-path': patchFile,
+    'patch-sha256': sha(patchFile),
+    'safe-outputs-path': proposalsFile,
+    'safe-outputs-sha256': sha(proposalsFile)
+  }
 }
 
 /** A real patch of `files` over origin's main. */
@@ -75,7 +92,13 @@ function publish(
   return runAction({
     workspace: ws,
     env: { GITHUB_API_URL: github.url, ...env },
-    inputs: { mode: 'publish', 'github-token': TOKEN, ...inputs }
+    inputs: {
+      mode: 'publish',
+      'github-token': TOKEN,
+      'safe-outputs': ALL_KINDS,
+      'allowed-labels': '*',
+      ...inputs
+    }
   })
 }
 
@@ -221,6 +244,7 @@ describe('publish, attacked', () => {
       '  - { id: workflows, decision: deny, write: [".github/**"] }',
       '  - { id: everything, decision: allow, write: ["**"] }',
       '  - { id: read-all, decision: allow, read: ["**"] }',
+      '  - { id: proposals, decision: allow, tool: ["propose_pull_request"] }',
       ''
     ].join('\n')
     fs.writeFileSync(path.join(seed, 'Copilot-Policy.yml'), loose)
@@ -350,6 +374,8 @@ function pullRequestEvent(
   headRef: string,
   baseRef = 'main'
 ): Record<string, string> {
+  // the pull request as the API knows it (the publish step asks)
+  github.seedPullRequest({ number: 7, head: headRef, base: baseRef })
   const file = path.join(ws.runnerTemp, 'event.json')
   fs.writeFileSync(
     file,

@@ -5,6 +5,7 @@
  * the pull request against the fake GitHub API. A patch touching a workflow is refused whole; a
  * run that times out still leaves its patch; a run without safe-outputs is offered none.
  */
+import { createHash } from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
 import { startModelServer, type ModelServer, type Script } from '../../test-support/model-server.js'
@@ -93,8 +94,27 @@ function publish(
   return runAction({
     workspace: ws,
     env: { ...env(), ...extraEnv },
-    inputs: { mode: 'publish', 'github-token': 'installation-token', ...inputs }
+    inputs: {
+      mode: 'publish',
+      'github-token': 'installation-token',
+      'safe-outputs': 'pull-request, comment, labels, issue',
+      'allowed-labels': 'bug',
+      ...digestsOf(inputs),
+      ...inputs
+    }
   })
+}
+
+/** The digests of the files the inputs name, as the agent step outputs them. */
+function digestsOf(inputs: Record<string, string>): Record<string, string> {
+  const sha = (file: string): string =>
+    createHash('sha256').update(fs.readFileSync(file)).digest('hex')
+  return {
+    ...(inputs['patch-path'] ? { 'patch-sha256': sha(inputs['patch-path']) } : {}),
+    ...(inputs['safe-outputs-path']
+      ? { 'safe-outputs-sha256': sha(inputs['safe-outputs-path']) }
+      : {})
+  }
 }
 
 /** A patch of `files` over a clone of origin at `ref`, and a proposals file, in `ws`'s RUNNER_TEMP. */
@@ -120,6 +140,7 @@ function handMadePatch(
 
 /** A pull_request event payload file for the publish step. */
 function pullRequestEvent(ws: Workspace, headRepo: string): Record<string, string> {
+  github.seedPullRequest({ number: 7, head: 'feature', base: 'main', headRepo })
   const file = path.join(ws.runnerTemp, 'event.json')
   fs.writeFileSync(
     file,
@@ -224,9 +245,18 @@ describe('safe outputs', () => {
 
     // the second job: a fresh clone, no agent
     const publishWs = clone()
+    // the files are bound to the run: the step output their digests
+    expect(result.outputs['patch-sha256']).toBe(
+      createHash('sha256').update(fs.readFileSync(patchPath)).digest('hex')
+    )
+    expect(result.outputs['safe-outputs-sha256']).toBe(
+      createHash('sha256').update(fs.readFileSync(proposalsPath)).digest('hex')
+    )
     const published = await publish(publishWs, {
       'patch-path': patchPath,
-      'safe-outputs-path': proposalsPath
+      'patch-sha256': result.outputs['patch-sha256'] ?? '',
+      'safe-outputs-path': proposalsPath,
+      'safe-outputs-sha256': result.outputs['safe-outputs-sha256'] ?? ''
     })
     expect(published.exitCode).toBe(0)
     expect(originBranches()).toEqual(['refs/heads/copilot/4242', 'refs/heads/main'])

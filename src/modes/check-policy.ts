@@ -1,12 +1,13 @@
 /** `mode: check-policy`: the policy checked in CI, never an agent run. */
 import path from 'node:path'
-import * as core from '@actions/core'
 import { messageOf } from '../errors.js'
 import { log } from '../log.js'
 import { checkPolicy, testPolicy } from '../policy/index.js'
 import { annotate } from '../pipeline/load-policy.js'
 import { failStep, type RunResult } from '../pipeline/outcome.js'
 import type { Settings } from '../settings.js'
+import { setOutputs, writeJobSummary } from '../reporting/redacted-writes.js'
+import { codeBlock, codeSpan } from '../text/safe-text.js'
 
 /** `mode: check-policy`: validate, lint and test the policy file; never start the CLI. */
 export async function checkPolicyOnly(
@@ -34,12 +35,10 @@ export async function checkPolicyOnly(
         })
       : undefined
   const ok = check.exitCode === 0 && tests?.exitCode === 0
-  core.setOutput('status', ok ? 'completed' : 'failed')
-  await core.summary
-    .addHeading(`${ok ? '✅' : '❌'} Policy ${relative}`, 3)
-    .addCodeBlock([check.output, tests?.output ?? ''].join('\n').trim())
-    .write()
-    .catch((error: unknown) => log.warning(`Could not write the job summary: ${messageOf(error)}`))
+  setOutputs({ status: ok ? 'completed' : 'failed' })
+  await writeJobSummary(
+    `### ${ok ? '✅' : '❌'} Policy ${codeSpan(relative, 300)}\n\n${codeBlock([check.output, tests?.output ?? ''].join('\n').trim())}\n`
+  ).catch((error: unknown) => log.warning(`Could not write the job summary: ${messageOf(error)}`))
   if (!ok) failStep(`The policy ${relative} has errors or failing tests (see the log).`)
   return { report: null, outputs: { status: ok ? 'completed' : 'failed' } }
 }

@@ -15,17 +15,27 @@ import { execFile } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import * as core from '@actions/core'
 import { z } from 'zod'
 import { UserError, messageOf } from '../errors.js'
-import { addSecrets, log } from '../log.js'
+import { addSecrets, log, redactSecrets } from '../log.js'
 import { loadPolicy, type CompiledPolicy } from '../policy/index.js'
 import { createGitHubClient, defaultApiUrl, type GitHubClient } from '../github/client.js'
 import { readEvent, runnerRepository } from '../github/event.js'
-import { clip, codeSpan, inlineText, neutralizeMarkdown } from '../text/safe-text.js'
+import {
+  clip,
+  codeSpan,
+  inlineText,
+  neutralizeMarkdown,
+  normalizeSecrets
+} from '../text/safe-text.js'
 import type { SafeOutputProposal } from '../reporting/types.js'
-import { LIMITS, readProposals } from '../session/safe-outputs.js'
+import { LIMITS, MAX_PROPOSALS_BYTES, readProposals } from '../session/safe-outputs.js'
 import type { Settings } from '../settings.js'
+import { findCredential } from '../text/credential-formats.js'
+import { judgeProposals } from './publish-judge.js'
+import { reviewBranchRefusal } from './publish-branch.js'
+import { takeBoundFile } from './publish-files.js'
+import { setOutputs, writeJobSummary } from '../reporting/redacted-writes.js'
 
 export interface PublishResult {
   outputs: Record<string, string>
@@ -47,13 +57,8 @@ interface GitResult {
   stderr: string
 }
 
-/** Git without the machine's or the user's config, hooks or fsmonitor; `config` as `-c` pairs. */
-function git(
-  cwd: string,
-  args: string[],
-  config: ReadonlyArray<readonly [string, string]> = [],
-  extraEnv: Record<string, string> = {}
-): Promise<GitResult> {
+/** The environment of git without the machine's or the user's config, hooks or fsmonitor. */
+function gitEnv(config: ReadonlyArray<readonly [string, string]>): NodeJS.ProcessEnv {
   const pairs: Array<readonly [string, string]> = [
     ['core.hooksPath', '/dev/null'],
     ['core.fsmonitor', 'false'],
@@ -65,13 +70,23 @@ function git(
     GIT_CONFIG_NOSYSTEM: '1',
     GIT_CONFIG_GLOBAL: '/dev/null',
     GIT_TERMINAL_PROMPT: '0',
-    GIT_CONFIG_COUNT: String(pairs.length),
-    ...extraEnv
+    GIT_CONFIG_COUNT: String(pairs.length)
   }
   pairs.forEach(([key, value], i) => {
     env[`GIT_CONFIG_KEY_${i}`] = key
     env[`GIT_CONFIG_VALUE_${i}`] = value
   })
+  return env
+}
+
+/** Git without the machine's or the user's config, hooks or fsmonitor; `config` as `-c` pairs. */
+function git(
+  cwd: string,
+  args: string[],
+  config: ReadonlyArray<readonly [string, string]> = [],
+  extraEnv: Record<string, string> = {}
+): Promise<GitResult> {
+  const env: NodeJS.ProcessEnv = { ...gitEnv(config), ...extraEnv }
   return new Promise((resolve) => {
     execFile(
       'git',
@@ -108,7 +123,9 @@ const PLAIN_MODES = new Set(['100644', '100755', '000000'])
 export async function appliedEntries(
   root: string,
   patchFile: string,
-  decide: (absolutePath: string) => { decision: string; rule: string; reason?: string }
+  decide: (absolutePath: string) => { decision: string; rule: string; reason?: string },
+  /** Why a staged file may not go out (its name and content as git would commit them), or undefined. */
+  scan?: (name: string, content: Buffer) => string | undefined
 ): Promise<{ refusals: string[] } | { error: string }> {
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'autopilot-index-'))
   const env = { GIT_INDEX_FILE: path.join(scratch, 'index') }
@@ -132,7 +149,7 @@ export async function appliedEntries(
     const refusals: string[] = []
     const fields = diff.stdout.split('\0')
     for (let i = 0; i + 1 < fields.length; i += 2) {
-      const meta = /^:(\d{6}) (\d{6}) /.exec(fields[i] ?? '')
+      const meta = /^:(\d{6}) (\d{6}) [0-9a-f]+ ([0-9a-f]+) /.exec(fields[i] ?? '')
       const name = fields[i + 1] ?? ''
       if (!meta) {
         // never skipped: what cannot be read is not known to be safe
@@ -143,12 +160,41 @@ export async function appliedEntries(
       if (checked.refusal !== undefined) refusals.push(`${name} (${checked.refusal})`)
       else if (!PLAIN_MODES.has(meta[2] ?? '')) {
         refusals.push(`${name} (would be a symlink or submodule entry, mode ${meta[2] ?? ''})`)
+      } else if (scan !== undefined) {
+        const blob = meta[3] ?? ''
+        const content = /^0+$/.test(blob) ? Buffer.alloc(0) : await gitBlob(root, blob, env)
+        if (content === undefined) refusals.push(`${name} (its content could not be read back)`)
+        else {
+          const why = scan(name, content)
+          if (why !== undefined) refusals.push(why)
+        }
       }
     }
     return { refusals }
   } finally {
     fs.rmSync(scratch, { recursive: true, force: true })
   }
+}
+
+/** A blob's bytes, as git stored it (`cat-file blob`), or undefined. */
+function gitBlob(
+  root: string,
+  blob: string,
+  env: Record<string, string>
+): Promise<Buffer | undefined> {
+  return new Promise((resolve) => {
+    execFile(
+      'git',
+      ['cat-file', 'blob', blob],
+      {
+        cwd: root,
+        env: { ...gitEnv([]), ...env },
+        maxBuffer: 256 * 1024 * 1024,
+        encoding: 'buffer'
+      },
+      (error, stdout) => resolve(error ? undefined : stdout)
+    )
+  })
 }
 
 /**
@@ -290,6 +336,9 @@ const PullRequestEvent = z.looseObject({
 
 const PullRequest = z.looseObject({ number: z.number(), html_url: z.string() })
 
+/** The identity the publish step commits as. */
+const BOT_EMAIL = '41898282+github-actions[bot]@users.noreply.github.com'
+
 /** `mode: publish`. Never throws what the user must fix: returns it as `failure`. */
 export async function publishMode(
   settings: Settings,
@@ -305,9 +354,14 @@ export async function publishMode(
     failure = messageOf(error)
   }
   outputs.status = failure === undefined ? 'completed' : 'failed'
-  for (const [name, value] of Object.entries(outputs)) core.setOutput(name, value)
+  const set = setOutputs(outputs)
   await writeSummary(applied, refused, failure)
-  return { outputs, applied, refused, ...(failure === undefined ? {} : { failure }) }
+  return {
+    outputs: set,
+    applied,
+    refused,
+    ...(failure === undefined ? {} : { failure: redactSecrets(failure) })
+  }
 }
 
 interface Progress {
@@ -338,7 +392,6 @@ async function publishAll(
   env: NodeJS.ProcessEnv,
   progress: Progress
 ): Promise<string | undefined> {
-  const { applied, refused, outputs } = progress
   const root = settings.workingDirectory
   const repo = runnerRepository(env)
   const token = settings.githubToken
@@ -350,6 +403,7 @@ async function publishAll(
     )
   }
   addSecrets([token])
+  const secrets = normalizeSecrets(settings.secrets)
   await refuseMergeCheckout(root, env)
   const policy: CompiledPolicy = await loadPolicy({
     path: settings.policyPath,
@@ -357,9 +411,73 @@ async function publishAll(
     workspace: settings.raw.workspace,
     what: "input 'policy'"
   })
-  const proposals: SafeOutputProposal[] = settings.safeOutputsPath
-    ? readProposals(settings.safeOutputsPath).proposals
-    : []
+  // the agent job's files, each taken once into a private copy and only if its digest matches
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'autopilot-publish-'))
+  try {
+    const patchFile = settings.patchPath
+      ? takeBoundFile(
+          {
+            pathInput: 'patch-path',
+            digestInput: 'patch-sha256',
+            file: settings.patchPath,
+            digest: settings.patchSha256,
+            maxBytes: MAX_PATCH_BYTES
+          },
+          scratch
+        )
+      : undefined
+    if (settings.patchPath && patchFile === undefined) {
+      throw new UserError(
+        `Input 'patch-path' names '${settings.patchPath}', which does not exist. Download the agent job's artifact first and pass the path of its patch.`
+      )
+    }
+    const proposalsFile = settings.safeOutputsPath
+      ? takeBoundFile(
+          {
+            pathInput: 'safe-outputs-path',
+            digestInput: 'safe-outputs-sha256',
+            file: settings.safeOutputsPath,
+            digest: settings.safeOutputsSha256,
+            maxBytes: MAX_PROPOSALS_BYTES
+          },
+          scratch
+        )
+      : undefined
+    if (settings.safeOutputsPath && proposalsFile === undefined) {
+      throw new UserError(
+        `Input 'safe-outputs-path' names '${settings.safeOutputsPath}', which does not exist. Download the agent job's artifact first and pass the path of its proposals file.`
+      )
+    }
+    const proposals: SafeOutputProposal[] = proposalsFile
+      ? readProposals(proposalsFile).proposals
+      : []
+    return await publishFiles(settings, env, policy, progress, {
+      repo,
+      token,
+      secrets,
+      patchFile,
+      proposals
+    })
+  } finally {
+    fs.rmSync(scratch, { recursive: true, force: true })
+  }
+}
+
+async function publishFiles(
+  settings: Settings,
+  env: NodeJS.ProcessEnv,
+  policy: CompiledPolicy,
+  progress: Progress,
+  files: {
+    repo: { owner: string; repo: string }
+    token: string
+    secrets: readonly string[]
+    patchFile: string | undefined
+    proposals: readonly SafeOutputProposal[]
+  }
+): Promise<string | undefined> {
+  const { applied, refused, outputs } = progress
+  const { repo, token, secrets, patchFile } = files
   const event = PullRequestEvent.safeParse(readEvent(env).payload)
   const payload = event.success ? event.data : {}
   const pr = payload.pull_request
@@ -369,6 +487,18 @@ async function publishAll(
       ? `${env.GITHUB_SERVER_URL}/${env.GITHUB_REPOSITORY}/actions/runs/${env.GITHUB_RUN_ID}`
       : undefined
   const client = createGitHubClient({ token, apiUrl: defaultApiUrl(env), log })
+  const api = { client, owner: repo.owner, repo: repo.repo }
+
+  // --- every proposal judged again, with this job's inputs and this checkout's policy
+  const judged = await judgeProposals(files.proposals, {
+    enabled: settings.safeOutputs,
+    decideTool: (toolName) => policy.decide({ kind: 'custom-tool', toolName }),
+    allowedLabels: settings.allowedLabels,
+    labelExists: (name) => labelExists(api, name),
+    secrets
+  })
+  refused.push(...judged.refused)
+  const proposals = judged.accepted
   const proposedPr = proposals.find(
     (p): p is Extract<SafeOutputProposal, { kind: 'pull-request' }> => p.kind === 'pull-request'
   )
@@ -376,22 +506,19 @@ async function publishAll(
   // --- the patch: checked, committed, pushed
   let branch: string | undefined
   let patchFailure: string | undefined
-  if (settings.patchPath) {
-    if (!fs.existsSync(settings.patchPath)) {
-      throw new UserError(
-        `Input 'patch-path' names '${settings.patchPath}', which does not exist. Download the agent job's artifact first and pass the path of its patch.`
-      )
-    }
-    if (fs.statSync(settings.patchPath).size === 0) {
+  if (patchFile !== undefined) {
+    if (fs.statSync(patchFile).size === 0) {
       applied.push('The patch is empty: the agent changed nothing, so nothing was pushed.')
     } else {
       const result = await pushPatch(settings, env, policy, {
+        patchFile,
+        api,
+        secrets,
         pr,
         // the branch a pull request's head must never be (push-to: pr-branch)
         defaultBranch:
           settings.pushTo === 'pr-branch' && pr
-            ? (payload.repository?.default_branch ??
-              (await defaultBranch({ client, owner: repo.owner, repo: repo.repo })))
+            ? (payload.repository?.default_branch ?? (await defaultBranch(api)))
             : undefined,
         runId,
         title: proposedPr
@@ -419,7 +546,6 @@ async function publishAll(
   }
 
   // --- the pull request
-  const api = { client, owner: repo.owner, repo: repo.repo }
   let prNumber: number | undefined
   if (proposedPr) {
     if (branch === undefined) {
@@ -454,7 +580,7 @@ async function publishAll(
       if (proposal.kind === 'labels') {
         if (target === undefined) {
           refused.push(
-            `Labels ${proposal.labels.join(', ')}: no pull request or issue to add them to.`
+            `Labels ${inlineText(proposal.labels.join(', '), 1000)}: no pull request or issue to add them to.`
           )
           continue
         }
@@ -496,10 +622,31 @@ async function publishAll(
       notPosted.push(proposal.kind)
     }
   }
-  // never silently unposted: what GitHub refused fails the step
-  return notPosted.length > 0
-    ? `GitHub refused some proposals (${notPosted.join(', ')}): see the job summary.`
+  // never silently unposted: what GitHub refused, or this step refused, fails the step
+  if (notPosted.length > 0) {
+    return `GitHub refused some proposals (${notPosted.join(', ')}): see the job summary.`
+  }
+  return judged.refused.length > 0
+    ? `The publish step refused ${judged.refused.length === 1 ? 'a proposal' : `${judged.refused.length} proposals or labels`}: see the job summary.`
     : undefined
+}
+
+/** Whether the repository has a label of this name (404: it has not; anything else throws). */
+async function labelExists(
+  api: { client: GitHubClient; owner: string; repo: string },
+  name: string
+): Promise<boolean> {
+  try {
+    await api.client.request('GET /repos/{owner}/{repo}/labels/{name}', {
+      owner: api.owner,
+      repo: api.repo,
+      name
+    })
+    return true
+  } catch (error) {
+    if ((error as { status?: unknown } | null)?.status === 404) return false
+    throw error
+  }
 }
 
 async function defaultBranch(api: {
@@ -559,6 +706,11 @@ async function pushPatch(
   env: NodeJS.ProcessEnv,
   policy: CompiledPolicy,
   context: {
+    /** The private copy of the patch, its digest checked. */
+    patchFile: string
+    api: { client: GitHubClient; owner: string; repo: string }
+    /** The secrets this job knows, normalized. */
+    secrets: readonly string[]
     pr: z.infer<typeof PullRequestEvent>['pull_request']
     defaultBranch: string | undefined
     runId: string
@@ -566,17 +718,18 @@ async function pushPatch(
   }
 ): Promise<{ branch: string } | { refused: string }> {
   const root = settings.workingDirectory
-  const patchFile = settings.patchPath ?? ''
+  const patchFile = context.patchFile
   const size = fs.statSync(patchFile).size
   if (size > MAX_PATCH_BYTES) {
     return {
       refused: `The patch was refused whole, nothing was pushed: it is ${size} bytes, more than the ${MAX_PATCH_BYTES} the publish step reads.`
     }
   }
-  // the policy's write rules, and never the policy file this step checks with (whatever they say)
-  const policyFile = path.resolve(root, settings.policyPath).toLowerCase()
+  // the policy's write rules, and never the policy file this step checks with (whatever they
+  // say), by its name and by its real path (a symlink's target is the file the policy is read from)
+  const isPolicyFile = policyFileMatcher(root, settings.policyPath)
   const decide = (file: string): { decision: string; rule: string; reason?: string } =>
-    path.resolve(file).toLowerCase() === policyFile
+    isPolicyFile(file)
       ? { decision: 'deny', rule: 'policy-file', reason: 'the policy this step checks with' }
       : policy.decide({ kind: 'write', fileName: file })
   const paths = await patchPaths(patchFile, root, decide)
@@ -593,6 +746,7 @@ async function pushPatch(
     )
   }
   let branch: string
+  let forceLease: string | undefined
   if (settings.pushTo === 'pr-branch') {
     const pr = context.pr
     if (!pr) {
@@ -606,19 +760,33 @@ async function pushPatch(
       }
     }
     branch = pr.head.ref
-    // Anyone may open a pull request between two branches of the repository (head: main): its
-    // head branch is then no review branch, and the agent's commit would land there unreviewed.
-    if (branch === context.defaultBranch || branch === pr.base.ref) {
-      return {
-        refused: `The patch was not pushed: pull request #${pr.number}'s head branch ${clip(branch, 100)} is the ${branch === context.defaultBranch ? 'default' : 'base'} branch, which push-to: pr-branch never pushes to.`
-      }
-    }
     // a ref name git takes as a branch, and never as an option or a refspec
     const format = await git(root, ['check-ref-format', `refs/heads/${branch}`])
     if (format.code !== 0 || branch.startsWith('-') || /[:\s]/.test(branch)) {
       return {
         refused: `The patch was not pushed: pull request #${pr.number}'s head branch ${clip(branch, 100)} is not a branch name this step pushes to.`
       }
+    }
+    const credential = findCredential(branch, context.secrets)
+    if (credential !== undefined) {
+      return {
+        refused: `The patch was not pushed: pull request #${pr.number}'s head branch name holds ${credential.what}.`
+      }
+    }
+    // Only a review branch: anyone may open a pull request between two branches of the
+    // repository (head: main, release/1.0, gh-pages), and the agent's commit would land there.
+    const notReview = await reviewBranchRefusal(
+      context.api,
+      {
+        number: pr.number,
+        branch,
+        baseBranch: pr.base.ref,
+        defaultBranch: context.defaultBranch ?? pr.base.ref
+      },
+      settings.protectedBranches
+    )
+    if (notReview !== undefined) {
+      return { refused: `The patch was not pushed: ${notReview}.` }
     }
     const fetched = await git(root, ['fetch', '--no-tags', 'origin', `refs/heads/${branch}`])
     if (fetched.code !== 0)
@@ -628,12 +796,23 @@ async function pushPatch(
       return { refused: `Could not check out ${branch}: ${clip(checkout.stderr.trim(), 300)}` }
   } else {
     branch = `copilot/${context.runId}`
+    // never over a branch this step did not make: only its own commit of this run is replaced
+    const lease = await ownBranchLease(root, branch, context.runId)
+    if ('refused' in lease) return { refused: `The patch was not pushed: ${lease.refused}.` }
+    forceLease = lease.lease
     const checkout = await git(root, ['checkout', '-B', branch])
     if (checkout.code !== 0)
       return { refused: `Could not make branch ${branch}: ${clip(checkout.stderr.trim(), 300)}` }
   }
   // what git would really stage, checked before the work tree is touched
-  const staged = await appliedEntries(root, patchFile, decide)
+  const staged = await appliedEntries(root, patchFile, decide, (name, content) => {
+    const found =
+      findCredential(name, context.secrets) ??
+      findCredential(content.toString('latin1'), context.secrets)
+    return found === undefined
+      ? undefined
+      : `a changed file (${credentialInName(name, context.secrets) ? 'its name' : `${inlineText(name, 200)}, line ${found.line}`}) holds ${found.what}`
+  })
   if ('error' in staged) {
     return {
       refused: `The patch was refused whole, nothing was pushed: it does not apply to ${branch} (${staged.error}).`
@@ -671,7 +850,7 @@ async function pushPatch(
     ],
     [
       ['user.name', 'github-actions[bot]'],
-      ['user.email', '41898282+github-actions[bot]@users.noreply.github.com']
+      ['user.email', BOT_EMAIL]
     ]
   )
   if (commit.code !== 0)
@@ -682,7 +861,9 @@ async function pushPatch(
     root,
     [
       'push',
-      ...(settings.pushTo === 'pr-branch' ? [] : ['--force']),
+      ...(forceLease === undefined
+        ? []
+        : [`--force-with-lease=refs/heads/${branch}:${forceLease}`]),
       'origin',
       `HEAD:refs/heads/${branch}`
     ],
@@ -696,6 +877,87 @@ async function pushPatch(
     throw new Error(`git push to origin failed: ${clip(push.stderr.trim(), 500)}`)
   }
   return { branch }
+}
+
+/** Whether a file name holds a credential (then the refusal does not show the name). */
+function credentialInName(name: string, secrets: readonly string[]): boolean {
+  return findCredential(name, secrets) !== undefined
+}
+
+/**
+ * Whether an absolute path is the policy file: by its name (case-insensitively) and by its real
+ * path, so a patch that edits the file a symlinked policy file points at is refused as well.
+ */
+export function policyFileMatcher(root: string, policyPath: string): (file: string) => boolean {
+  const named = path.resolve(root, policyPath)
+  const targets = new Set([named.toLowerCase()])
+  try {
+    targets.add(fs.realpathSync(named).toLowerCase())
+  } catch {
+    // no such file: its name is all there is
+  }
+  let realRoot = root
+  try {
+    realRoot = fs.realpathSync(root)
+  } catch {
+    // the root as given
+  }
+  return (file) => {
+    const resolved = path.resolve(file)
+    if (targets.has(resolved.toLowerCase())) return true
+    // the same file reached through the real root, or through a symlinked directory on the way
+    const inReal = path.join(realRoot, path.relative(root, resolved))
+    return targets.has(inReal.toLowerCase()) || targets.has(realPathOf(resolved).toLowerCase())
+  }
+}
+
+/** The real path of `file`: its deepest existing ancestor resolved, the rest appended. */
+function realPathOf(file: string): string {
+  let head = file
+  const tail: string[] = []
+  for (;;) {
+    try {
+      return path.join(fs.realpathSync(head), ...tail.reverse())
+    } catch {
+      const parent = path.dirname(head)
+      if (parent === head) return file
+      tail.push(path.basename(head))
+      head = parent
+    }
+  }
+}
+
+/**
+ * Whether `branch` (`copilot/<run id>`) may be pushed: it does not exist on origin (then no force),
+ * or its tip is the publish step's own commit of this run (a re-run: forced, with a lease on that
+ * commit); anything else is a branch this step did not make.
+ */
+async function ownBranchLease(
+  root: string,
+  branch: string,
+  runId: string
+): Promise<{ lease: string | undefined } | { refused: string }> {
+  const remote = await git(root, ['ls-remote', '--heads', 'origin', `refs/heads/${branch}`])
+  if (remote.code !== 0) {
+    return { refused: `could not ask origin about ${branch} (${clip(remote.stderr.trim(), 200)})` }
+  }
+  const tip = /^([0-9a-f]{40,64})\s/m.exec(remote.stdout)?.[1]
+  if (tip === undefined) return { lease: undefined }
+  const fetched = await git(root, ['fetch', '--no-tags', 'origin', `refs/heads/${branch}`])
+  if (fetched.code !== 0) {
+    return { refused: `could not fetch ${branch} (${clip(fetched.stderr.trim(), 200)})` }
+  }
+  const show = await git(root, ['log', '-1', '--format=%H%x00%ae%x00%B', tip])
+  const [sha = '', email = '', message = ''] = show.stdout.split('\0')
+  const ours =
+    sha.trim() === tip &&
+    email === BOT_EMAIL &&
+    message.includes(`Applied by the publish step of run ${runId}.`)
+  return ours
+    ? { lease: tip }
+    : {
+        refused: `branch ${branch} already exists and its last commit is not this publish step's of run ${runId}; it is never overwritten`
+      }
 }
 
 async function writeSummary(
@@ -716,7 +978,7 @@ async function writeSummary(
       : [])
   ]
   try {
-    await core.summary.addRaw(lines.join('\n'), true).write()
+    await writeJobSummary(lines.join('\n'))
   } catch (error) {
     log.warning(`Could not write the job summary: ${messageOf(error)}`)
   }

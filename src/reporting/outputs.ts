@@ -25,7 +25,9 @@ export type OutputName = (typeof OUTPUT_NAMES)[number]
 export const WRITE_BACK_OUTPUT_NAMES = [
   'patch-path',
   'safe-outputs-path',
-  'pull-request-url'
+  'pull-request-url',
+  'patch-sha256',
+  'safe-outputs-sha256'
 ] as const
 
 /** What the outputs need besides the report: where things were written or posted. */

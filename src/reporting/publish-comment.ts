@@ -11,6 +11,7 @@ import type { ClientOptions, GitHubClient } from '../github/client.js'
 import { createGitHubClient, noopLog } from '../github/client.js'
 import type { CommentTarget, Target } from './target.js'
 import { GITHUB_COMMENT_LIMIT } from './limits.js'
+import { redactedBody } from './redacted-writes.js'
 
 export type CommentMode = 'update' | 'new' | 'off'
 
@@ -243,7 +244,8 @@ export function createCommentPublisher(options: CommentPublisherOptions): Commen
   const publish = (body: string): Promise<PublishResult> => {
     const run = async (): Promise<PublishResult> => {
       try {
-        return await write(withMarker(body, marker))
+        // the one door: every body is redacted once complete (redacted-writes.ts)
+        return await write(withMarker(redactedBody(body), marker))
       } catch (error) {
         const fallback = fallbackMessage(target, error)
         log.debug(`Comment publish failed: ${fallback}`)

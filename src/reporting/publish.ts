@@ -2,14 +2,12 @@
  * Everything a run leaves behind, from its Report: the JSON report file, the step outputs, the
  * sticky comment and the job summary. Each can fail on its own without losing the others.
  */
-import fs from 'node:fs'
-import path from 'node:path'
-import * as core from '@actions/core'
 import { messageOf } from '../errors.js'
-import { log } from '../log.js'
+import { log, redactSecretsDeep } from '../log.js'
 import { defaultApiUrl } from '../github/client.js'
 import type { Settings } from '../settings.js'
 import { actionOutputs } from './outputs.js'
+import { setOutputs, writeJobSummary, writeJsonFile } from './redacted-writes.js'
 import { createCommentPublisher, type CommentPublisher } from './publish-comment.js'
 import { renderComment, renderSummary } from './render.js'
 import { resolveTarget, type Target } from './target.js'
@@ -30,11 +28,12 @@ export async function publish(
   options: PublishOptions
 ): Promise<Record<string, string>> {
   const { settings, comments, runUrl } = options
-  report = withRunContext(report, process.env)
+  // The one door (redacted-writes.ts): the report is redacted whole, once complete, before
+  // anything is rendered from it; every writer below redacts what it writes once more.
+  report = redactSecretsDeep(withRunContext(report, process.env))
   let reportPath: string | undefined = settings.reportPath
   try {
-    fs.mkdirSync(path.dirname(settings.reportPath), { recursive: true })
-    fs.writeFileSync(settings.reportPath, JSON.stringify(report, null, 2) + '\n')
+    writeJsonFile(settings.reportPath, report)
   } catch (error) {
     log.warning(`Could not write the report to ${settings.reportPath}: ${messageOf(error)}`)
     reportPath = undefined
@@ -56,14 +55,15 @@ export async function publish(
       summaryNote = `> [!WARNING]\n> The PR comment could not be written: ${published.fallback.replace(/\n/g, ' ')}\n\n`
     }
   }
-  const outputs: Record<string, string> = actionOutputs(report, {
-    reportPath,
-    commentUrl,
-    eventsPath: options.eventsPath
-  })
-  for (const [name, value] of Object.entries(outputs)) core.setOutput(name, value)
+  const outputs: Record<string, string> = setOutputs(
+    actionOutputs(report, {
+      reportPath,
+      commentUrl,
+      eventsPath: options.eventsPath
+    })
+  )
   try {
-    await core.summary.addRaw(summaryNote + renderSummary(report, { runUrl }), true).write()
+    await writeJobSummary(summaryNote + renderSummary(report, { runUrl }))
   } catch (error) {
     log.warning(`Could not write the job summary: ${messageOf(error)}`)
   }

@@ -11,6 +11,7 @@ import { z } from 'zod'
 import { UserError } from '../errors.js'
 import { parseSafeOutputs, SAFE_OUTPUT_KINDS, type SafeOutputKind } from './safe-output-kinds.js'
 import type { ExternalToolDefinition, ExternalToolResult } from '../cli/session-api.js'
+import { knownSecret } from '../text/credential-formats.js'
 import type { SafeOutputProposal, SafeOutputsRecord } from '../reporting/types.js'
 
 export { parseSafeOutputs, SAFE_OUTPUT_KINDS, type SafeOutputKind }
@@ -265,7 +266,9 @@ export class SafeOutputs {
 
   constructor(
     private readonly offered: readonly SafeOutputKind[],
-    private readonly file: string
+    private readonly file: string,
+    /** The run's secrets, normalized: a call holding one is refused (never recorded). */
+    private readonly secrets: readonly string[] = []
   ) {
     fs.mkdirSync(path.dirname(file), { recursive: true })
     this.write()
@@ -284,7 +287,24 @@ export class SafeOutputs {
         error: 'not offered'
       }
     }
-    const result = validateCall(kind, args, this.proposals)
+    const validated = validateCall(kind, args, this.proposals)
+    const secret =
+      'proposal' in validated
+        ? knownSecret(
+            Object.values(validated.proposal)
+              .flat()
+              .filter((v): v is string => typeof v === 'string')
+              .join('\n'),
+            this.secrets
+          )
+        : undefined
+    const result =
+      secret === undefined
+        ? validated
+        : {
+            refused:
+              'it holds a secret this run knows (a token or key; never propose one, and never write one into a file)'
+          }
     if ('refused' in result) {
       this.refused.push({ tool: toolName, reason: result.refused })
       return {

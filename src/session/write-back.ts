@@ -4,9 +4,13 @@
  * main.ts creates one `WriteBack` per run, passes `runOptions` to the Run, calls `finish` once the
  * CLI is gone (and the late audit done), and `decorate` / `outputs` on the report.
  */
+import fs from 'node:fs'
 import path from 'node:path'
-import * as core from '@actions/core'
+import { setOutputs } from '../reporting/redacted-writes.js'
 import type { Report } from '../reporting/types.js'
+import { knownSecret } from '../text/credential-formats.js'
+import { normalizeSecrets, redactNormalized } from '../text/safe-text.js'
+import { sha256File } from './file-digest.js'
 import type { Settings } from '../settings.js'
 import type { RunState } from './fold.js'
 import { AgentChanges, changesMetrics } from './changes.js'
@@ -23,24 +27,37 @@ export class WriteBack {
   private readonly changes: AgentChanges
   private readonly safeOutputs: SafeOutputs | undefined
   private record: ChangesRecord | undefined
+  /** The run's secrets, normalized: neither file may hold one (issue 29). */
+  private readonly secrets: readonly string[]
+  private digests: { patch?: string; proposals?: string } = {}
+  /** Why the proposals file was not handed on, when it was not. */
+  private proposalsRefused: string | undefined
 
   constructor(
     settings: Settings,
     private readonly log: { info(line: string): void; warning(line: string): void }
   ) {
     const name = path.basename(settings.tempDir)
+    this.secrets = normalizeSecrets(settings.secrets)
     this.changes = new AgentChanges({
       root: settings.workingDirectory,
       storeDir: path.join(settings.tempDir, 'changes'),
       patchPath: path.join(runnerTemp(settings), `${name}.patch`),
       // never the agent's change: the policy, the report, the action's own files
-      excluded: [settings.policyPath, settings.reportPath, settings.tempDir]
+      excluded: [
+        settings.policyPath,
+        // the policy file by its real path too: a symlink's target is the file the policy is
+        ...realPath(path.resolve(settings.workingDirectory, settings.policyPath)),
+        settings.reportPath,
+        settings.tempDir
+      ]
     })
     this.safeOutputs =
       settings.safeOutputs.length > 0
         ? new SafeOutputs(
             settings.safeOutputs,
-            path.join(runnerTemp(settings), `${name}.safe-outputs.json`)
+            path.join(runnerTemp(settings), `${name}.safe-outputs.json`),
+            this.secrets
           )
         : undefined
   }
@@ -81,6 +98,7 @@ export class WriteBack {
         error: error instanceof Error ? error.message : String(error)
       }
     }
+    this.refuseSecrets()
     const record = this.record
     if (record?.error !== undefined) {
       this.log.warning(`The agent's changes could not be recorded as a patch: ${record.error}`)
@@ -106,13 +124,81 @@ export class WriteBack {
     }
   }
 
-  /** The outputs `patch-path` and `safe-outputs-path` (set on the step too). */
-  outputs(): Record<string, string> {
-    const outputs = {
-      'patch-path': this.record?.patchPath ?? '',
-      'safe-outputs-path': this.safeOutputs?.record().path ?? ''
+  /**
+   * Neither file goes on holding a secret this run knows, in any encoding the redactor knows
+   * (issue 29): such a file is removed and not named in the outputs, and the log says which file
+   * and line, never the value. The digests of what is handed on are taken here, once nothing
+   * writes the files any more.
+   */
+  private refuseSecrets(): void {
+    const patch = this.record?.patchPath
+    if (this.record && patch !== undefined) {
+      const found = secretInPatch(patch, this.secrets)
+      if (found !== undefined) {
+        fs.rmSync(patch, { force: true })
+        const { patchPath: _dropped, ...rest } = this.record
+        this.record = {
+          ...rest,
+          error: `the patch was not handed on: ${redactNormalized(found, this.secrets)} holds a secret this run knows (its value is not shown)`
+        }
+      } else {
+        this.digests.patch = sha256File(patch)
+      }
     }
-    for (const [name, value] of Object.entries(outputs)) core.setOutput(name, value)
-    return outputs
+    const proposals = this.safeOutputs?.record().path
+    if (proposals !== undefined && fs.existsSync(proposals)) {
+      const found = knownSecret(fs.readFileSync(proposals, 'utf8'), this.secrets)
+      if (found !== undefined) {
+        fs.rmSync(proposals, { force: true })
+        this.proposalsRefused = `The proposals file was not handed on: its line ${found.line} holds a secret this run knows (its value is not shown).`
+        this.log.warning(this.proposalsRefused)
+      } else {
+        this.digests.proposals = sha256File(proposals)
+      }
+    }
   }
+
+  /**
+   * The outputs `patch-path`, `safe-outputs-path` and their SHA-256 digests `patch-sha256`,
+   * `safe-outputs-sha256` (set on the step too, through the one door).
+   */
+  outputs(): Record<string, string> {
+    const handedOn = this.proposalsRefused === undefined
+    return setOutputs({
+      'patch-path': this.record?.patchPath ?? '',
+      'safe-outputs-path': handedOn ? (this.safeOutputs?.record().path ?? '') : '',
+      'patch-sha256': this.record?.patchPath !== undefined ? (this.digests.patch ?? '') : '',
+      'safe-outputs-sha256': handedOn ? (this.digests.proposals ?? '') : ''
+    })
+  }
+}
+
+/** The real path of an existing file, as a list of zero or one. */
+function realPath(file: string): string[] {
+  try {
+    const real = fs.realpathSync(file)
+    return real === file ? [] : [real]
+  } catch {
+    return []
+  }
+}
+
+/**
+ * Where in a patch a known secret is, as "the changes to <file>, line N of the patch", or
+ * undefined when the patch holds none.
+ */
+export function secretInPatch(patchFile: string, secrets: readonly string[]): string | undefined {
+  const text = fs.readFileSync(patchFile, 'utf8')
+  const found = knownSecret(text, secrets)
+  if (found === undefined) return undefined
+  const lines = text.split('\n')
+  let file = 'the patch'
+  for (let i = found.line - 1; i >= 0; i--) {
+    const header = /^diff --git a\/.* b\/(.*)$/.exec(lines[i] ?? '')
+    if (header) {
+      file = `the changes to ${header[1] ?? ''}`
+      break
+    }
+  }
+  return `${file} (line ${found.line} of the patch)`
 }
