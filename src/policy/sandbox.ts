@@ -67,8 +67,8 @@ export interface SandboxFacts {
    */
   children?: (dir: string) => string[]
   /**
-   * The agent's commands' private writable directory (their TMPDIR: see `scratchEnvironment` in
-   * cli/process.ts): read-write, and kept reachable like the session state.
+   * The agent's commands' private writable directory (their TMPDIR, TMP, TEMP: `actionVariables` in
+   * wall/environment.ts): read-write, and kept reachable like the session state.
    */
   scratchDir?: string
   /**
