@@ -84,7 +84,8 @@ const ReportSchema = z.strictObject({
       reason: z.string().optional(),
       provisioned: z.array(z.string()).optional(),
       setupSeconds: z.number().optional(),
-      networkOff: z.strictObject({ hosts: z.array(z.string()), reason: z.string() }).optional()
+      networkOff: z.strictObject({ hosts: z.array(z.string()), reason: z.string() }).optional(),
+      cliConfined: z.boolean().optional()
     })
     .optional(),
   credentials: z

@@ -17,7 +17,15 @@ import { askerFor } from './pipeline/asker.js'
 import { finishRun } from './pipeline/finish.js'
 import { loadCheckedPolicy } from './pipeline/load-policy.js'
 import { followProgress } from './pipeline/live-progress.js'
-import { logSandbox, restartCli, sandboxContext } from './pipeline/os-sandbox.js'
+import {
+  cliWallOf,
+  cliWallRequest,
+  confineCli,
+  logSandbox,
+  mcpServerFiles,
+  sandboxContext,
+  wallExtras
+} from './pipeline/os-sandbox.js'
 import { cliExit, crash, failStep, type RunResult } from './pipeline/outcome.js'
 import { refuseActor } from './pipeline/trigger-gate.js'
 import {
@@ -156,7 +164,14 @@ async function runAgent(
   // The CLI boots (~0.4 s) while the policy loads; no session exists before the policy has
   // loaded and passed its own tests. No credential: the entry started no CLI either.
   let cli = hasCredential(settings)
-    ? new CliStarter({ settings, early: early?.cli, env, log: (line) => log.info(line), signal })
+    ? new CliStarter({
+        settings,
+        early: early?.cli,
+        env,
+        log: (line) => log.info(line),
+        signal,
+        wall: { extras: { readonly: mcpServerFiles(sessionInputs) } }
+      })
     : undefined
   let stopped: Promise<void> | undefined
   const guards: Guards = {}
@@ -193,25 +208,37 @@ async function runAgent(
       evidence: () => recorder.state
     })
     guards.audit = started.audit
+    // The CLI itself runs behind the sandbox's outer wall wherever the sandbox runs on bubblewrap
+    // (wall/cli-sandbox.ts); it looks for bwrap and the network's programs once, when it starts
+    // (measured, CLI 1.0.102): after the setup installed some, a fresh CLI is the one that sees them.
+    cli = await confineCli(
+      cli,
+      cliWallRequest(policy.sandboxMode, setup.probe, () =>
+        wallExtras(policy, settings, env, ACTION_DIR, sessionInputs)
+      ),
+      setup.provisioned.length > 0,
+      settings,
+      env,
+      signal
+    )
+    const cliWall = await cliWallOf(cli)
     // `required` without a working sandbox (or its network) fails here, before any session.
     const sandbox = planSandbox(
       policy.sandboxMode,
       setup.probe,
       () =>
         sandboxConfigFor(policy, {
-          ...sandboxContext(settings, env, ACTION_DIR),
+          ...sandboxContext(settings, env, ACTION_DIR, cliWall),
           protectedPaths: started.readOnly
         }),
       setup
     )
-    // The CLI looks for bwrap and the network's programs once, when it starts (measured, CLI
-    // 1.0.102): after the setup installed some, a fresh CLI (~0.4 s) is the one that sees them.
-    if (setup.provisioned.length > 0 && sandbox.config) {
-      cli = await restartCli(cli, settings, env, signal)
-    }
     recorder.record({
       type: 'sandbox',
-      record: sandbox.record,
+      record: {
+        ...sandbox.record,
+        ...(sandbox.config && cliWall ? { cliConfined: true } : {})
+      },
       required: sandbox.mode === 'required'
     })
     if (sandbox.config) {

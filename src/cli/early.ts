@@ -16,6 +16,7 @@ import { CliProcess } from './process.js'
 // eslint-disable-next-line @typescript-eslint/no-restricted-imports -- the entry chunk loads only this leaf, not the whole policy engine
 import { inScratchArea } from '../policy/scratch-areas.js'
 import { AUTHORED_EVENTS, isGatedEvent } from '../github/gated-events.js'
+import { cliConfinement, type WallExtras } from '../wall/cli-wall.js'
 
 /** Whether the event's payload is a new comment or review (or not such an event at all). */
 function startsTask(event: string, env: NodeJS.ProcessEnv): boolean {
@@ -71,15 +72,35 @@ export function commandScratch(settings: Settings): string | undefined {
 }
 
 /**
+ * Whether the CLI starts behind its outer sandbox (wall/cli-sandbox.ts), and what the run adds to
+ * its view: `unconfined` where the policy turns the sandbox off or it cannot run here.
+ */
+export type CliWallRequest = { extras: WallExtras } | 'unconfined'
+
+/**
  * Starts the CLI for a run: its private home, `--log-level debug` when the step runs with debug
- * logging (what core.isDebug() reads), and `env` (its allowlist: wall/environment.ts).
+ * logging (what core.isDebug() reads), and `env` (its allowlist: wall/environment.ts); behind its
+ * outer sandbox wherever bubblewrap is on PATH (Linux), unless `wall` says `unconfined`.
  */
 export function spawnCli(
   executable: string,
   settings: Settings,
-  env: NodeJS.ProcessEnv
+  env: NodeJS.ProcessEnv,
+  wall: CliWallRequest = { extras: {} }
 ): CliProcess {
   const scratch = commandScratch(settings)
+  const confinement =
+    wall === 'unconfined'
+      ? undefined
+      : cliConfinement({
+          executable,
+          workingDirectory: settings.workingDirectory,
+          copilotHome: cliHome(settings),
+          ...(scratch === undefined ? {} : { scratchDir: scratch }),
+          tempDir: settings.tempDir,
+          env,
+          ...wall.extras
+        })
   return new CliProcess({
     executable,
     home: cliHome(settings),
@@ -87,7 +108,10 @@ export function spawnCli(
     args: env.RUNNER_DEBUG === '1' ? ['--log-level', 'debug'] : [],
     env,
     secrets: settings.secrets,
-    passthrough: settings.envPassthrough
+    passthrough: settings.envPassthrough,
+    ...(confinement === undefined
+      ? {}
+      : { confinement, workingDirectory: settings.workingDirectory })
   })
 }
 

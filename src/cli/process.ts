@@ -12,6 +12,8 @@ import {
   commandTempDir,
   type DroppedVariable
 } from '../wall/environment.js'
+import { wallArguments } from '../wall/cli-sandbox.js'
+import type { CliConfinement } from '../wall/cli-wall.js'
 
 export interface CliProcessOptions {
   executable: string
@@ -33,6 +35,13 @@ export interface CliProcessOptions {
   secrets?: readonly string[]
   /** env-passthrough: the job's variables the workflow passes on too (names or simple globs). */
   passthrough?: readonly string[]
+  /**
+   * The outer sandbox the CLI runs in (wall/cli-sandbox.ts): bubblewrap starts it behind the wall,
+   * in `workingDirectory`, with the private HOME at HOME.
+   */
+  confinement?: CliConfinement
+  /** The agent's working directory: the CLI's cwd behind the wall. */
+  workingDirectory?: string
 }
 
 export interface CliExit {
@@ -43,6 +52,8 @@ export interface CliExit {
 export class CliProcess {
   readonly child: ChildProcessWithoutNullStreams
   readonly exited: Promise<CliExit>
+  /** The wall the CLI runs behind (undefined: it runs as the action's own child, unconfined). */
+  readonly confinement: CliConfinement | undefined
   private exit: CliExit | undefined
   private readonly stderrLines: string[] = []
   private stderrRest = ''
@@ -67,11 +78,33 @@ export class CliProcess {
     // No credential goes into the environment: the agent's commands are children of the CLI and
     // could read it from /proc/<pid>/environ. The token is handed over JSON-RPC instead
     // (see Connection.provideGitHubToken).
-    this.child = spawn(
-      options.executable,
-      ['--headless', '--stdio', '--no-auto-update', '--no-auto-login', ...(options.args ?? [])],
-      { env, stdio: ['pipe', 'pipe', 'pipe'], detached: process.platform !== 'win32' }
-    )
+    const cliArgs = [
+      '--headless',
+      '--stdio',
+      '--no-auto-update',
+      '--no-auto-login',
+      ...(options.args ?? [])
+    ]
+    this.confinement = options.confinement
+    const wall = options.confinement
+    if (wall) fs.mkdirSync(wall.privateHome, { recursive: true, mode: 0o700 })
+    // Behind the wall, bubblewrap leads the process group and the CLI is its child
+    // (--die-with-parent: it dies with bubblewrap, which dies with the group).
+    const [file, args] = wall
+      ? [
+          wall.bwrap,
+          [
+            ...wallArguments(wall.wall, options.workingDirectory ?? process.cwd()),
+            wall.executable,
+            ...cliArgs
+          ]
+        ]
+      : [options.executable, cliArgs]
+    this.child = spawn(file, args, {
+      env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+      detached: process.platform !== 'win32'
+    })
     // Never outlive the action: its own group is not killed with the action's.
     const onParentExit = (): void => this.killNow()
     process.on('exit', onParentExit)

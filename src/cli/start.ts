@@ -7,7 +7,7 @@
 import { UserError } from '../errors.js'
 import { Connection } from './connection.js'
 import { CopilotApi } from './session-api.js'
-import { spawnCli, type EarlyCli } from './early.js'
+import { spawnCli, type CliWallRequest, type EarlyCli } from './early.js'
 import { describeCli, locateCli } from './install.js'
 import type { CliProcess } from './process.js'
 import type { Settings } from '../settings.js'
@@ -28,6 +28,8 @@ export interface CliStarterOptions {
   log: (line: string) => void
   /** The run's cancellation. */
   signal: AbortSignal
+  /** The CLI's outer sandbox (default: wherever bubblewrap is on PATH, with nothing added). */
+  wall?: CliWallRequest
 }
 
 export class CliStarter {
@@ -62,7 +64,7 @@ export class CliStarter {
         signal: AbortSignal.any([options.signal, this.stopping.signal])
       })
       this.stopping.signal.throwIfAborted()
-      this.process = spawnCli(located.path, settings, options.env)
+      this.process = spawnCli(located.path, settings, options.env, options.wall)
       knownVersion = located.version
     }
     const cli = this.process

@@ -5,12 +5,15 @@
  */
 import fs from 'node:fs'
 import path from 'node:path'
-import { cliHome, commandScratch } from '../cli/early.js'
+import { cliHome, commandScratch, type CliWallRequest } from '../cli/early.js'
 import { CliStarter } from '../cli/start.js'
 import { log } from '../log.js'
-import type { sandboxConfigFor } from '../policy/index.js'
-import { SANDBOX_FIX, type SandboxPlan } from '../session/sandbox-probe.js'
+import { sandboxConfigFor } from '../policy/index.js'
+import type { SessionInputs } from '../session/session-inputs.js'
+import { SANDBOX_FIX, type SandboxPlan, type SandboxProbe } from '../session/sandbox-probe.js'
 import type { Settings } from '../settings.js'
+import type { CliWall } from '../wall/cli-sandbox.js'
+import { wallCovers, wallView, type WallExtras } from '../wall/cli-wall.js'
 
 /**
  * The machine's facts the policy's sandbox configuration is built from; `actionDir` is where the
@@ -19,9 +22,17 @@ import type { Settings } from '../settings.js'
 export function sandboxContext(
   settings: Settings,
   env: NodeJS.ProcessEnv,
-  actionDir: string
+  actionDir: string,
+  wall?: CliWall
 ): Parameters<typeof sandboxConfigFor>[1] {
   const scratch = commandScratch(settings)
+  // The CLI interprets the configuration behind its own wall: what exists is what it sees there.
+  if (wall !== undefined) {
+    return {
+      ...sandboxContext(settings, env, actionDir),
+      ...wallView(wall)
+    }
+  }
   return {
     workingDirectory: settings.workingDirectory,
     env,
@@ -50,17 +61,96 @@ function runnerInstallation(execPath: string): { runnerDir?: string } {
   return { runnerDir: execPath.split(path.sep).slice(0, at).join(path.sep) }
 }
 
-/** A new CLI process in place of `cli`, once `cli` has started (an install is not wasted). */
-export async function restartCli(
+/**
+ * Paths an MCP server's command line names (its command, its arguments, its cwd): the CLI behind
+ * its wall must see them to start the server.
+ */
+export function mcpServerFiles(session: SessionInputs): string[] {
+  const servers = Object.values(session.mcpServers?.servers ?? {})
+  return servers.flatMap((server) =>
+    'command' in server
+      ? [server.command, ...server.args, ...(server.cwd === undefined ? [] : [server.cwd])].filter(
+          (word) => path.isAbsolute(word) && fs.existsSync(word)
+        )
+      : []
+  )
+}
+
+/**
+ * What the CLI's outer sandbox must add for this run: the policy's absolute write-allow bases
+ * (read-write for the per-command sandbox, so visible behind the wall too) and the MCP servers'
+ * files.
+ */
+export function wallExtras(
+  policy: Parameters<typeof sandboxConfigFor>[0],
+  settings: Settings,
+  env: NodeJS.ProcessEnv,
+  actionDir: string,
+  session: SessionInputs
+): WallExtras {
+  const workspace = path.resolve(settings.workingDirectory)
+  const scratch = commandScratch(settings)
+  const writable = sandboxConfigFor(policy, sandboxContext(settings, env, actionDir)).userPolicy
+    .filesystem.readwritePaths
+  return {
+    readwrite: writable.filter((p) => p !== workspace && p !== scratch),
+    readonly: mcpServerFiles(session)
+  }
+}
+
+/**
+ * Whether the CLI runs behind its outer sandbox: where the per-command sandbox runs on
+ * bubblewrap (the probe found it working and the policy's sandbox.mode is not `off`).
+ */
+export function cliWallRequest(
+  mode: SandboxPlan['mode'],
+  probe: SandboxProbe | undefined,
+  extras: () => WallExtras
+): CliWallRequest {
+  return mode !== 'off' && probe?.available === true && probe.backend === 'bubblewrap'
+    ? { extras: extras() }
+    : 'unconfined'
+}
+
+/** The wall the CLI behind `cli` runs behind, once it has started (undefined: none). */
+export async function cliWallOf(cli: CliStarter): Promise<CliWall | undefined> {
+  await cli.started.catch(() => undefined)
+  return cli.process?.confinement?.wall
+}
+
+/**
+ * The CLI the session runs in, as `wall` says: `cli` when it already runs so, else a new one
+ * (~0.4 s). The entry starts the CLI behind the wall wherever bwrap is on PATH, before the policy
+ * is known (the boot overlaps the policy's load): a policy with `sandbox.mode: off` or a bwrap
+ * that cannot make its namespaces here costs a restart without it; one that lets commands write
+ * outside the workspace (an absolute write-allow path), a restart with that path bound. After
+ * the sandbox setup installed something, a fresh CLI finds it (it looks once, at start).
+ */
+export async function confineCli(
   cli: CliStarter,
+  wall: CliWallRequest,
+  provisioned: boolean,
   settings: Settings,
   env: NodeJS.ProcessEnv,
   signal: AbortSignal
 ): Promise<CliStarter> {
-  await cli.started
+  // an install is not wasted; a CLI its wall ended at once is replaced below
+  await cli.started.catch(() => undefined)
+  const running = cli.process?.confinement
+  const fits =
+    wall === 'unconfined'
+      ? running === undefined
+      : running !== undefined && wallCovers(running.wall, wall.extras)
+  if (fits && !(provisioned && wall !== 'unconfined')) return cli
   await cli.stop()
-  log.info('Restarting the Copilot CLI, so that it finds what the sandbox setup installed')
-  return new CliStarter({ settings, env, log: (line) => log.info(line), signal })
+  log.info(
+    provisioned && wall !== 'unconfined'
+      ? 'Restarting the Copilot CLI, so that it finds what the sandbox setup installed'
+      : wall === 'unconfined'
+        ? 'Restarting the Copilot CLI without its outer sandbox (the OS sandbox is off or unavailable)'
+        : 'Restarting the Copilot CLI behind its outer sandbox, with the paths the policy lets it write'
+  )
+  return new CliStarter({ settings, env, log: (line) => log.info(line), signal, wall })
 }
 
 export function logSandbox(sandbox: SandboxPlan): void {

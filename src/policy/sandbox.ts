@@ -169,6 +169,17 @@ export function homeCaches(
 }
 
 /**
+ * Where the CLI unpacks its runtime under HOME (`~/.cache/copilot/pkg/<platform>/<version>`, its
+ * ripgrep included), which its `grep` and `glob` tools run inside the sandbox (measured, CLI
+ * 1.0.102: without it they fail with `rg: not found`). Behind the CLI's own wall (wall/) this is
+ * in its private HOME.
+ */
+export function cliRuntime(env: NodeJS.ProcessEnv): string[] {
+  const home = absolute(env.HOME)
+  return home === undefined ? [] : [path.join(home, '.cache', 'copilot', 'pkg')]
+}
+
+/**
  * What the runner's installation keeps that no command may read: its registration and
  * credentials (the private key of a self-hosted runner) and its diagnostic logs.
  */
@@ -355,6 +366,8 @@ export function sandboxConfigFor(policy: SandboxPolicy, facts: SandboxFacts): Sa
     ...(toolCache ? [toolCache] : []),
     // the CLI would bind these read-write (a workspace inside one keeps its own binding)
     ...homeCaches(facts).filter((cache) => facts.exists(cache)),
+    // the CLI's unpacked runtime: its `grep` and `glob` tools run its ripgrep in the sandbox
+    ...cliRuntime(facts.env).filter((dir) => facts.exists(dir)),
     // a scratch area holding what the sandbox keeps reachable: the CLI would bind it read-write
     ...SCRATCH_AREAS.filter((area) => kept.some((k) => within(area, k)))
   ]).filter(

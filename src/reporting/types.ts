@@ -236,6 +236,12 @@ export interface SandboxRecord {
    * is missing and what to install.
    */
   networkOff?: { hosts: string[]; reason: string }
+  /**
+   * The Copilot CLI process itself ran behind the sandbox's outer wall (its own file tools and
+   * MCP servers included): it saw the workspace, its private home and state, system directories,
+   * and nothing else of HOME, the work root, RUNNER_TEMP, the runner's or the action's files.
+   */
+  cliConfined?: boolean
 }
 
 /**

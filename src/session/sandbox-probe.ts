@@ -9,12 +9,12 @@
  */
 import { spawn } from 'node:child_process'
 import fs from 'node:fs'
-import path from 'node:path'
 import { dataOf, type SessionEvent } from '../cli/protocol.js'
 import { UserError } from '../errors.js'
 import type { SandboxConfig } from '../policy/index.js'
 import type { SandboxMode } from '../policy/index.js'
 import type { SandboxRecord } from '../reporting/types.js'
+import { findOnPath } from '../wall/cli-wall.js'
 
 /** How to get the sandbox on a runner the action does not set up itself. */
 export const SANDBOX_FIX =
@@ -101,20 +101,7 @@ export const BWRAP_PROBE_ARGS = [
 /** The CLI needs bwrap 0.5.0 or newer (major·10⁶ + minor·10³ + patch). */
 const MIN_BWRAP = 5_000
 
-/** An executable named `name` on `PATH`, as the CLI would find it. */
-export function findOnPath(name: string, pathValue: string | undefined): string | undefined {
-  for (const dir of (pathValue ?? '').split(path.delimiter)) {
-    if (dir === '') continue
-    const candidate = path.join(dir, name)
-    try {
-      fs.accessSync(candidate, fs.constants.X_OK)
-      if (fs.statSync(candidate).isFile()) return candidate
-    } catch {
-      // not here
-    }
-  }
-  return undefined
-}
+export { findOnPath }
 
 function run(
   file: string,

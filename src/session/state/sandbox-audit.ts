@@ -68,6 +68,7 @@ export function setSandbox(state: RunState, sandbox: SandboxRecord): void {
       ? {}
       : { provisioned: sandbox.provisioned.slice(0, 10).map((p) => clip(clean(state, p), 100)) }),
     ...(sandbox.setupSeconds === undefined ? {} : { setupSeconds: sandbox.setupSeconds }),
+    ...(sandbox.cliConfined === true ? { cliConfined: true } : {}),
     ...(sandbox.networkOff === undefined
       ? {}
       : {

@@ -1,0 +1,161 @@
+/**
+ * The outer sandbox of the Copilot CLI on this machine: the facts cli-sandbox.ts builds the
+ * layout from, read from the file system, and whether bubblewrap is there to build it. A leaf
+ * module: the entry (cli/early.ts) loads it before the rest of the action.
+ */
+import fs from 'node:fs'
+import path from 'node:path'
+import {
+  cliWall,
+  hostPathInWall,
+  visibleInWall,
+  writableInWall,
+  type CliWall,
+  type CliWallFacts,
+  type PathKind
+} from './cli-sandbox.js'
+
+/** The CLI behind the wall: bubblewrap, the layout, and the private HOME it binds at HOME. */
+export interface CliConfinement {
+  bwrap: string
+  /** The CLI's real path (symlinks resolved): what is bound behind the wall. */
+  executable: string
+  wall: CliWall
+  privateHome: string
+}
+
+/** What the run adds to the CLI's view. */
+export interface WallExtras {
+  /** Paths the CLI and its commands must write (the policy's absolute write-allow bases). */
+  readwrite?: readonly string[]
+  /** Paths they must read: files an MCP server's command line names. */
+  readonly?: readonly string[]
+}
+
+/** An executable named `name` on `PATH`, as the CLI would find it. */
+export function findOnPath(name: string, pathValue: string | undefined): string | undefined {
+  for (const dir of (pathValue ?? '').split(path.delimiter)) {
+    if (dir === '') continue
+    const candidate = path.join(dir, name)
+    try {
+      fs.accessSync(candidate, fs.constants.X_OK)
+      if (fs.statSync(candidate).isFile()) return candidate
+    } catch {
+      // not here
+    }
+  }
+  return undefined
+}
+
+export function pathKind(p: string): PathKind {
+  try {
+    const stat = fs.lstatSync(p)
+    if (stat.isSymbolicLink()) return 'symlink'
+    if (stat.isDirectory()) return 'directory'
+    return stat.isFile() ? 'file' : 'missing'
+  } catch {
+    return 'missing'
+  }
+}
+
+function entries(dir: string): string[] {
+  try {
+    return fs.readdirSync(dir)
+  } catch {
+    return []
+  }
+}
+
+function readlink(p: string): string | undefined {
+  try {
+    return fs.readlinkSync(p)
+  } catch {
+    return undefined
+  }
+}
+
+function realPath(p: string): string {
+  try {
+    return fs.realpathSync(p)
+  } catch {
+    return path.resolve(p)
+  }
+}
+
+/** Where the action's own files are (the bundle's directory): `<runner>/externals/...` aside. */
+function runnerInstallation(execPath: string): string | undefined {
+  const parts = execPath.split(path.sep)
+  const at = parts.lastIndexOf('externals')
+  return at <= 0 ? undefined : parts.slice(0, at).join(path.sep)
+}
+
+export interface ConfinementOptions extends WallExtras {
+  executable: string
+  workingDirectory: string
+  copilotHome: string
+  scratchDir?: string
+  /** The run's own directory: the private HOME is made in it. */
+  tempDir: string
+  env: NodeJS.ProcessEnv
+  actionDir?: string
+}
+
+/**
+ * The CLI's outer sandbox on this machine, or undefined where there is none to build: not Linux,
+ * or no bwrap on PATH. Whether bwrap can make its namespaces here is the probe's to find out
+ * (session/sandbox-probe.ts); a wall it cannot build ends the CLI at once.
+ */
+export function cliConfinement(options: ConfinementOptions): CliConfinement | undefined {
+  if (process.platform !== 'linux') return undefined
+  const bwrap = findOnPath('bwrap', options.env.PATH)
+  if (bwrap === undefined) return undefined
+  const privateHome = path.join(options.tempDir, 'home')
+  const runnerDir = runnerInstallation(process.execPath)
+  const executable = realPath(options.executable)
+  const facts: CliWallFacts = {
+    workingDirectory: options.workingDirectory,
+    copilotHome: options.copilotHome,
+    ...(options.scratchDir === undefined ? {} : { scratchDir: options.scratchDir }),
+    privateHome,
+    executable,
+    env: options.env,
+    ...(options.actionDir === undefined ? {} : { actionDir: options.actionDir }),
+    ...(runnerDir === undefined ? {} : { runnerDir }),
+    ...(options.readwrite === undefined ? {} : { readwrite: options.readwrite }),
+    ...(options.readonly === undefined ? {} : { readonly: options.readonly }),
+    kind: pathKind,
+    readlink,
+    children: entries
+  }
+  return { bwrap, executable, wall: cliWall(facts), privateHome }
+}
+
+/** Whether `wall` already shows `extras` as they must be: the CLI need not be started again. */
+export function wallCovers(wall: CliWall, extras: WallExtras): boolean {
+  return (
+    (extras.readwrite ?? []).every((p) => writableInWall(wall, p)) &&
+    (extras.readonly ?? []).every((p) => visibleInWall(wall, p))
+  )
+}
+
+/**
+ * The file system as the CLI behind `wall` sees it, for the per-command sandbox's configuration,
+ * which the CLI interprets inside the wall (policy/sandbox.ts binds only paths that exist there).
+ */
+export function wallView(wall: CliWall): {
+  exists: (p: string) => boolean
+  children: (dir: string) => string[]
+} {
+  const onHost = (p: string): string | undefined => hostPathInWall(wall, p)
+  return {
+    exists: (p) => {
+      const host = onHost(p)
+      return host !== undefined && fs.existsSync(host)
+    },
+    children: (dir) => {
+      const host = onHost(dir)
+      if (host === undefined) return []
+      return entries(host).filter((name) => onHost(path.join(dir, name)) !== undefined)
+    }
+  }
+}
