@@ -10,6 +10,7 @@ import { protectedNames } from '../../src/policy/sandbox.js'
 import {
   audit,
   isGitControl,
+  lookFirst,
   protectedPaths,
   snapshot,
   walk,
@@ -90,8 +91,17 @@ describe('walk', () => {
   })
 
   it('stops at its limit and says so', () => {
-    expect(walk(ws.dir, 3)).toMatchObject({ complete: false })
-    expect(walk(ws.dir, 3).entries.size).toBe(3)
+    expect(walk(ws.dir, 3, [])).toMatchObject({ complete: false })
+    expect(walk(ws.dir, 3, []).entries.size).toBe(3)
+  })
+
+  it('finds git control files and protected names first, whatever its limit', () => {
+    const { entries, complete } = walk(ws.dir, 1, lookFirst(['.npmrc']))
+    expect(complete).toBe(false)
+    expect([...entries.keys()]).toEqual(
+      expect.arrayContaining(['.git', '.git/config', '.git/hooks', '.git/hooks/pre-commit'])
+    )
+    expect(entries.has('src/index.js')).toBe(false)
   })
 })
 

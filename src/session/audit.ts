@@ -19,10 +19,22 @@
  * - an `ask` write nobody approved;
  * - `.git/config` and `.git/hooks`, whatever the rules say: git runs what they name.
  */
-import { execFile } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
+import { UserError } from '../errors.js'
+import { copyRegularFile, NotRegularFile, readRegularFile } from '../git/files.js'
+import { isolatedEnv, runGit, type GitResult } from '../git/process.js'
+import {
+  compareRefs,
+  readRefFiles,
+  restoreRefFiles,
+  type RefChange,
+  type RefFiles
+} from '../git/refs.js'
+import { blobContent, gitTree, initStoreGit, storeEnv, treeBlobs } from '../git/store.js'
 import type { Decision } from '../policy/index.js'
+
+export { gitTree, storeEnv, type GitResult }
 
 /** What the walk keeps of one path. */
 export interface Entry {
@@ -51,6 +63,10 @@ export interface Snapshot {
   complete: boolean
   /** Names that are not UTF-8 (hex of their full path), there from the start. */
   odd: ReadonlySet<string>
+  /** The repository's HEAD, packed-refs and loose refs (a `.git` directory at the root only). */
+  refs?: RefFiles
+  /** The paths looked up by name before the walk (`lookFirst`): found whatever the tree's size. */
+  first: readonly string[]
 }
 
 export type Change = 'created' | 'changed' | 'deleted'
@@ -85,16 +101,36 @@ export function isPlantable(rel: string): boolean {
 }
 
 /**
+ * What a later step runs although git ignores it, even when it is new: package code
+ * (`node_modules/**`: `npx`, `npm test` and `require` load it), Python's path hooks (`*.pth`,
+ * executed at interpreter start) and bytecode (`__pycache__/`, `*.pyc`, `*.pyo`, run in place of
+ * the source beside it). Judged by the write rules like any path git does not ignore.
+ */
+export function isRunnable(rel: string): boolean {
+  const parts = rel.split('/')
+  const name = (parts.at(-1) ?? '').toLowerCase()
+  return (
+    parts.includes('node_modules') || parts.includes('__pycache__') || /\.(pth|pyc|pyo)$/.test(name)
+  )
+}
+
+/**
  * The rules of the audit's own violations: an audit cut short by its entry limit, a change to
  * git's config or hooks. Built-in ids (policy/schema.ts BUILT_IN_IDS): no policy rule takes them.
  */
 export const AUDIT_INCOMPLETE = 'audit-incomplete'
 export const GIT_INTERNALS = 'git-internals'
 
-/** Walks past this many entries are cut short (and the report says the audit was incomplete). */
-export const MAX_ENTRIES = 400_000
+/**
+ * Walks past this many entries are cut short: at the start, the run fails before the agent
+ * starts (a tree the audit cannot check whole is not protected less); after, the audit fails
+ * the run (`audit-incomplete`).
+ */
+export const MAX_ENTRIES = 1_000_000
 /** Protected files larger than this are not copied (a change is reported, not reverted). */
 const MAX_SAVED_BYTES = 4 * 1024 * 1024
+/** The repository's index is copied up to this size. */
+const MAX_INDEX_BYTES = 1024 * 1024 * 1024
 
 /** Inside a `.git` directory only these are walked: what git runs or obeys. */
 const GIT_WATCHED = new Set([
@@ -109,6 +145,14 @@ const GIT_WATCHED = new Set([
 ])
 
 /**
+ * What git writes for itself inside a watched directory: `info/refs` (and its temporary file),
+ * written by `update-server-info` when `gc --auto` repacks. Never a violation.
+ */
+export function isGitHousekeeping(rel: string): boolean {
+  return /(^|\/)\.git\/(modules\/[^/]+\/)*info\/refs(_[A-Za-z0-9]{6})?$/.test(rel)
+}
+
+/**
  * True for what git runs or obeys in a repository: `.git` itself (a directory swapped for a
  * `gitdir:` file or a link sends git elsewhere), its config, hooks, `info/`, `commondir` and
  * worktrees (and a submodule's under `.git/modules/<m>/`).
@@ -120,7 +164,24 @@ export function isGitControl(rel: string): boolean {
   if (at < 0) return false
   let rest = parts.slice(at + 1)
   while (rest[0] === 'modules' && rest.length > 2) rest = rest.slice(2)
-  return rest.length > 0 && GIT_WATCHED.has(rest[0] ?? '')
+  return rest.length > 0 && GIT_WATCHED.has(rest[0] ?? '') && !isGitHousekeeping(rel)
+}
+
+/** What protects the tree whatever the walk finds, by name: looked up before any walk. */
+const ALWAYS_FIRST = ['.git', '.github', '.npmrc', '.husky']
+
+/**
+ * The paths looked up by name before the walk, at the workspace's root: git's control files and
+ * each name the write rules protect (`protection.names`). Found and kept (their directories
+ * walked whole first) however large the rest of the tree is.
+ */
+export function lookFirst(names: Iterable<string>): string[] {
+  const first = new Set<string>()
+  for (const name of [...ALWAYS_FIRST, ...names]) {
+    if (name === '' || name.includes('/') || name === '.' || name === '..') continue
+    first.add(name)
+  }
+  return [...first]
 }
 
 function entryOf(stat: fs.Stats, full: string): Entry {
@@ -144,47 +205,77 @@ function entryOf(stat: fs.Stats, full: string): Entry {
 
 /**
  * Every path below `root` (never following links), but of a `.git` directory only its config
- * and hooks (and its submodules' under `modules/`).
+ * and hooks (and its submodules' under `modules/`). The names in `first` (at the root) and what
+ * is below them are walked before anything else: the limit never cuts them off.
  */
 export function walk(
   root: string,
-  limit = MAX_ENTRIES
+  limit = MAX_ENTRIES,
+  first: readonly string[] = lookFirst([])
 ): { entries: Map<string, Entry>; complete: boolean; odd: Buffer[] } {
   const entries = new Map<string, Entry>()
   // names that are not UTF-8: no rule can judge them (and a string cannot name them)
   const odd: Buffer[] = []
-  const pending: string[] = ['']
-  while (pending.length > 0) {
-    const dir = pending.pop() ?? ''
-    let names: Buffer[]
+  const walked = new Set<string>()
+  const add = (rel: string): fs.Stats | undefined => {
+    const full = path.join(root, rel)
+    let stat: fs.Stats
     try {
-      names = fs.readdirSync(path.join(root, dir), { encoding: 'buffer' })
+      stat = fs.lstatSync(full)
     } catch {
-      continue
+      return undefined
     }
-    const inGit = dir.split('/').includes('.git')
-    for (const raw of names) {
-      const name = raw.toString('utf8')
-      if (!Buffer.from(name, 'utf8').equals(raw)) {
-        if (inGit) continue
-        odd.push(Buffer.concat([Buffer.from(`${path.join(root, dir)}/`), raw]))
-        continue
-      }
-      const rel = dir === '' ? name : `${dir}/${name}`
-      if (inGit && !isGitControl(rel) && !/(^|\/)\.git(\/modules(\/[^/]+)?)?$/.test(rel)) continue
-      if (entries.size >= limit) return { entries, complete: false, odd }
-      const full = path.join(root, rel)
-      let stat: fs.Stats
+    entries.set(rel, entryOf(stat, full))
+    return stat
+  }
+  const visit = (pending: string[], cap: number): boolean => {
+    while (pending.length > 0) {
+      const dir = pending.pop() ?? ''
+      if (walked.has(dir)) continue
+      walked.add(dir)
+      let names: Buffer[]
       try {
-        stat = fs.lstatSync(full)
+        names = fs.readdirSync(path.join(root, dir), { encoding: 'buffer' })
       } catch {
         continue
       }
-      entries.set(rel, entryOf(stat, full))
-      if (stat.isDirectory()) pending.push(rel)
+      const inGit = dir.split('/').includes('.git')
+      for (const raw of names) {
+        const name = raw.toString('utf8')
+        if (!Buffer.from(name, 'utf8').equals(raw)) {
+          if (inGit) continue
+          odd.push(Buffer.concat([Buffer.from(`${path.join(root, dir)}/`), raw]))
+          continue
+        }
+        const rel = dir === '' ? name : `${dir}/${name}`
+        if (inGit && !isGitControl(rel) && !/(^|\/)\.git(\/modules(\/[^/]+)?)?$/.test(rel)) {
+          continue
+        }
+        if (walked.has(rel)) continue
+        if (!entries.has(rel) && entries.size >= cap) return false
+        const stat = add(rel)
+        if (stat?.isDirectory()) pending.push(rel)
+      }
     }
+    return true
   }
-  return { entries, complete: true, odd }
+  // what protects the tree, by name, first: git's control files, the protected names at the root
+  const firstDirs: string[] = []
+  for (const name of first) {
+    const stat = add(name)
+    if (!stat?.isDirectory()) continue
+    if (name === '.git') {
+      for (const control of GIT_WATCHED) {
+        const rel = `.git/${control}`
+        if (add(rel)?.isDirectory()) firstDirs.push(rel)
+      }
+      continue
+    }
+    firstDirs.push(name)
+  }
+  // what is below them too, whatever the limit for the rest (up to MAX_ENTRIES)
+  if (!visit(firstDirs, Math.max(limit, MAX_ENTRIES))) return { entries, complete: false, odd }
+  return { entries, complete: visit([''], limit), odd }
 }
 
 function same(a: Entry, b: Entry): boolean {
@@ -197,94 +288,14 @@ function same(a: Entry, b: Entry): boolean {
   )
 }
 
-export interface GitResult {
-  code: number
-  stdout: string
-}
-
+/** git on the store (session-independent callers: session/changes.ts uses src/git/store.ts). */
 export function git(
   cwd: string,
   args: string[],
   env: NodeJS.ProcessEnv = {},
   input?: string
 ): Promise<GitResult> {
-  return new Promise((resolve) => {
-    const child = execFile(
-      'git',
-      args,
-      {
-        cwd,
-        env: { ...withoutGitVariables(process.env), ...env },
-        maxBuffer: 256 * 1024 * 1024,
-        encoding: 'utf8'
-      },
-      (error, stdout) => {
-        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0
-        resolve({ code, stdout })
-      }
-    )
-    if (input !== undefined) child.stdin?.end(input)
-  })
-}
-
-/** The action's environment without any GIT_* variable (the audit sets its own). */
-function withoutGitVariables(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  return Object.fromEntries(Object.entries(env).filter(([name]) => !name.startsWith('GIT_')))
-}
-
-/** `git -c` settings as environment variables (GIT_CONFIG_COUNT, GIT_CONFIG_KEY_n, ...). */
-function gitConfigEnv(pairs: ReadonlyArray<readonly [string, string]>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { GIT_CONFIG_COUNT: String(pairs.length) }
-  pairs.forEach(([key, value], i) => {
-    env[`GIT_CONFIG_KEY_${i}`] = key
-    env[`GIT_CONFIG_VALUE_${i}`] = value
-  })
-  return env
-}
-
-/**
- * The environment of every git command the audit runs: a git directory of its own in the store,
- * the workspace as its work tree. Nothing of the repository's git directory is read — its config
- * (filter drivers, fsmonitor), hooks, `commondir`, object store — nor the machine's or the user's
- * config: the agent may have written any of them, and these commands run outside the sandbox,
- * with the action's environment. Only the work tree's own `.gitignore` files are obeyed.
- */
-export function storeEnv(root: string, storeDir: string): NodeJS.ProcessEnv {
-  return {
-    GIT_DIR: path.join(storeDir, 'git'),
-    GIT_WORK_TREE: root,
-    GIT_INDEX_FILE: path.join(storeDir, 'index'),
-    GIT_CONFIG_NOSYSTEM: '1',
-    GIT_CONFIG_GLOBAL: '/dev/null',
-    GIT_TERMINAL_PROMPT: '0',
-    ...gitConfigEnv([
-      ['core.bare', 'false'],
-      ['core.fsmonitor', 'false'],
-      ['core.hooksPath', '/dev/null'],
-      ['core.excludesFile', '/dev/null'],
-      ['core.autocrlf', 'false']
-    ])
-  }
-}
-
-/** The store's own git directory, made once; false outside a git repository. */
-export async function initStoreGit(root: string, storeDir: string): Promise<boolean> {
-  if (!fs.existsSync(path.join(root, '.git'))) return false
-  if (fs.existsSync(path.join(storeDir, 'git', 'HEAD'))) return true
-  const init = await git(root, ['init', '-q', '--template='], storeEnv(root, storeDir))
-  return init.code === 0
-}
-
-/** A git tree of the working tree's non-ignored files, in the store's own git directory. */
-export async function gitTree(root: string, storeDir: string): Promise<string | undefined> {
-  if (!(await initStoreGit(root, storeDir))) return undefined
-  const env = storeEnv(root, storeDir)
-  // a file that goes away while it is read (a hook's, a server's) must not lose the whole tree
-  const added = await git(root, ['add', '-A', '--ignore-errors', '--', '.'], env)
-  if (added.code !== 0) return undefined
-  const tree = await git(root, ['write-tree'], env)
-  const id = tree.stdout.trim()
-  return tree.code === 0 && /^[0-9a-f]{40,64}$/.test(id) ? id : undefined
+  return runGit(cwd, args, isolatedEnv(env), input === undefined ? {} : { input })
 }
 
 /** What the write rules protect: names a deny glob holds literally wherever it stands. */
@@ -358,13 +369,20 @@ export function snapshotFiles(
   root: string,
   storeDir: string,
   protection: Protection,
-  previous?: Snapshot
+  previous?: Snapshot,
+  options: {
+    /** The walk's entry limit (default MAX_ENTRIES). */
+    limit?: number
+    /** A walk of the tree as it is now (the audit's own, when it put nothing back). */
+    walked?: ReturnType<typeof walk>
+  } = {}
 ): Snapshot {
   if (previous === undefined) {
     fs.rmSync(storeDir, { recursive: true, force: true })
     fs.mkdirSync(path.join(storeDir, 'files'), { recursive: true, mode: 0o700 })
   }
-  const { entries, complete, odd } = walk(root)
+  const first = lookFirst(protection.names)
+  const { entries, complete, odd } = options.walked ?? walk(root, options.limit, first)
   const saved = new Map<string, string>()
   for (const [rel, entry] of entries) {
     if (entry.type !== 'file' || entry.size > MAX_SAVED_BYTES) continue
@@ -382,7 +400,7 @@ export function snapshotFiles(
     if (!candidate) continue
     const copy = path.join(storeDir, 'files', `${Date.now().toString(36)}-${saved.size}`)
     try {
-      copyRegularFile(path.join(root, rel), copy)
+      copyRegularFile(path.join(root, rel), copy, MAX_SAVED_BYTES)
       saved.set(rel, copy)
     } catch {
       // unreadable: a change is reported, not reverted
@@ -392,10 +410,11 @@ export function snapshotFiles(
   const index = path.join(storeDir, 'repo-index')
   fs.rmSync(index, { force: true })
   try {
-    copyRegularFile(path.join(root, '.git', 'index'), index)
+    copyRegularFile(path.join(root, '.git', 'index'), index, MAX_INDEX_BYTES)
   } catch {
-    // no repository, or no index yet
+    // no repository, no index yet, or no regular file (the audit reports it)
   }
+  const refs = gitDirectory(root)
   return {
     root,
     entries,
@@ -403,7 +422,19 @@ export function snapshotFiles(
     storeDir,
     complete,
     odd: new Set(odd.map((name) => name.toString('hex'))),
+    first,
+    ...(refs === undefined ? {} : { refs: readRefFiles(refs) }),
     ...(previous?.tree === undefined ? {} : { tree: previous.tree })
+  }
+}
+
+/** The repository's git directory at the root, when it is a directory (not a `gitdir:` file). */
+function gitDirectory(root: string): string | undefined {
+  const dir = path.join(root, '.git')
+  try {
+    return fs.lstatSync(dir).isDirectory() ? dir : undefined
+  } catch {
+    return undefined
   }
 }
 
@@ -442,11 +473,21 @@ async function indexViolations(
   const before = await indexEntries(snap, saved)
   if (before === undefined) return []
   let now: Map<string, string> | undefined
+  // git reads only a copy, made of a regular file: a FIFO in its place is a change, never a wait
+  let odd: string | undefined
+  const copy = path.join(snap.storeDir, 'repo-index-now')
   try {
     if (!fs.lstatSync(gitDir).isDirectory()) return [] // .git swapped: reported as such
-    now = fs.existsSync(current) ? await indexEntries(snap, current) : new Map()
-  } catch {
+    fs.rmSync(copy, { force: true })
+    if (fs.existsSync(current) || isPresent(current)) {
+      copyRegularFile(current, copy, MAX_INDEX_BYTES)
+      now = await indexEntries(snap, copy)
+    } else now = new Map()
+  } catch (error) {
+    if (error instanceof NotRegularFile) odd = error.kind
     now = undefined
+  } finally {
+    fs.rmSync(copy, { force: true })
   }
   const changed = new Set<string>()
   if (now === undefined) changed.add('.git/index')
@@ -469,8 +510,15 @@ async function indexViolations(
   if (revert) {
     try {
       const next = path.join(gitDir, `index.autopilot-${process.pid}`)
-      fs.writeFileSync(next, fs.readFileSync(saved), { flag: 'wx', mode: 0o644 })
-      fs.renameSync(next, current)
+      fs.rmSync(next, { recursive: true, force: true })
+      fs.writeFileSync(next, readRegularFile(saved, MAX_INDEX_BYTES), { flag: 'wx', mode: 0o644 })
+      try {
+        fs.renameSync(next, current)
+      } catch {
+        // a directory in its place
+        fs.rmSync(current, { recursive: true, force: true })
+        fs.renameSync(next, current)
+      }
     } catch (error) {
       note = error instanceof Error ? error.message : String(error)
     }
@@ -478,8 +526,11 @@ async function indexViolations(
   return found.map((f) => ({
     path: f.rel,
     change: 'changed' as const,
-    rule: f.rule,
-    reason: `staged in the repository's index${f.reason ? ` (${f.reason})` : ''}: a later commit would carry it`,
+    rule: f.rel === '.git/index' ? GIT_INTERNALS : f.rule,
+    reason:
+      f.rel === '.git/index'
+        ? `the repository's index ${odd === undefined ? 'could not be read' : `is no longer a regular file (${odd})`}`
+        : `staged in the repository's index${f.reason ? ` (${f.reason})` : ''}: a later commit would carry it`,
     reverted: revert && note === undefined,
     ...(note ? { note } : {})
   }))
@@ -498,17 +549,13 @@ async function ignoredAmong(snap: Snapshot, paths: readonly string[]): Promise<S
   return new Set(result.stdout.split('\0').filter((p) => p !== ''))
 }
 
-/**
- * Copies a regular file without following a link in its place (a link swapped in while the agent
- * still runs must not make the action read a file outside the workspace).
- */
-function copyRegularFile(source: string, dest: string): void {
-  const fd = fs.openSync(source, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW)
+/** Whether anything (a dangling link included) has this name. */
+function isPresent(full: string): boolean {
   try {
-    if (!fs.fstatSync(fd).isFile()) throw new Error(`${source} is not a regular file`)
-    fs.writeFileSync(dest, fs.readFileSync(fd), { flag: 'wx', mode: 0o600 })
-  } finally {
-    fs.closeSync(fd)
+    fs.lstatSync(full)
+    return true
+  } catch {
+    return false
   }
 }
 
@@ -567,27 +614,28 @@ async function restore(snap: Snapshot, rel: string, before: Entry): Promise<stri
   const copy = snap.saved.get(rel)
   if (copy !== undefined) content = fs.readFileSync(copy)
   else if (snap.tree !== undefined) content = await gitBlob(snap, rel)
-  if (content === undefined) return 'no copy of it was kept (ignored by git, or too large)'
+  if (content === undefined) {
+    return 'removed: no copy of its content was kept (git ignores it, or it is too large), so nothing runs what took its place'
+  }
   // `wx`: never through a link that appeared in its place meanwhile
   fs.writeFileSync(full, content, { flag: 'wx', mode })
   fs.chmodSync(full, mode)
   return undefined
 }
 
-function gitBlob(snap: Snapshot, rel: string): Promise<Buffer | undefined> {
-  return new Promise((resolve) => {
-    execFile(
-      'git',
-      ['cat-file', 'blob', `${snap.tree ?? ''}:${rel}`],
-      {
-        cwd: snap.root,
-        env: { ...withoutGitVariables(process.env), ...storeEnv(snap.root, snap.storeDir) },
-        encoding: 'buffer',
-        maxBuffer: 512 * 1024 * 1024
-      },
-      (error, stdout) => resolve(error ? undefined : stdout)
-    )
-  })
+/** The blob ids of the snapshot's git tree, read once per snapshot (when something is restored). */
+const treeIds = new WeakMap<Snapshot, Promise<Map<string, string> | undefined>>()
+
+async function gitBlob(snap: Snapshot, rel: string): Promise<Buffer | undefined> {
+  const tree = snap.tree
+  if (tree === undefined) return undefined
+  let ids = treeIds.get(snap)
+  if (ids === undefined) {
+    ids = treeBlobs(snap.root, snap.storeDir, tree)
+    treeIds.set(snap, ids)
+  }
+  const id = (await ids)?.get(rel)
+  return id === undefined ? undefined : blobContent(snap.root, snap.storeDir, id)
 }
 
 function removePath(full: string): void {
@@ -642,7 +690,15 @@ export interface AuditOptions {
  * violations (deepest first for removals, shallowest first for restores).
  */
 export async function audit(snap: Snapshot, options: AuditOptions): Promise<AuditResult> {
-  const now = walk(snap.root, options.limit)
+  return (await auditWalked(snap, options)).result
+}
+
+/** `audit`, and its walk of the tree as it is now (the next baseline when nothing was put back). */
+async function auditWalked(
+  snap: Snapshot,
+  options: AuditOptions
+): Promise<{ result: AuditResult; walked: ReturnType<typeof walk> }> {
+  const now = walk(snap.root, options.limit, snap.first)
   const changes: Array<{ rel: string; change: Change }> = []
   for (const [rel, entry] of now.entries) {
     const before = snap.entries.get(rel)
@@ -690,23 +746,27 @@ export async function audit(snap: Snapshot, options: AuditOptions): Promise<Audi
       })
     }
   }
-  // What no rule names (`default`) and git ignores is build output, not the agent's change. By
-  // the ignore files as they were: a changed ignore file is put back first (it is never exempt
-  // itself: one could ignore itself and everything it hides).
+  // What no rule names (`default`), git ignores and did not exist before is build output, not the
+  // agent's change, unless a later step runs it (`isRunnable`): what existed before (package code,
+  // a cache) is judged like any other path. By the ignore files as they were: a changed ignore
+  // file is put back first (it is never exempt itself: one could ignore itself and everything it
+  // hides).
   const isIgnoreFile = (c: { rel: string }): boolean => path.posix.basename(c.rel) === '.gitignore'
   await putBack(candidates.filter(isIgnoreFile))
   const rest = candidates.filter((c) => !isIgnoreFile(c))
+  const exemptable = (c: { rel: string; change: Change; rule: string }): boolean =>
+    c.rule === 'default' && c.change === 'created' && !isPlantable(c.rel) && !isRunnable(c.rel)
   const ignored = await ignoredAmong(
     snap,
-    rest.filter((c) => c.rule === 'default').map((c) => c.rel)
+    rest.filter(exemptable).map((c) => c.rel)
   )
-  await putBack(
-    rest.filter((c) => !(c.rule === 'default' && ignored.has(c.rel) && !isPlantable(c.rel)))
-  )
+  await putBack(rest.filter((c) => !(exemptable(c) && ignored.has(c.rel))))
   // what the repository's index stages for a path the rules deny (`git update-index`, a
   // skip-worktree bit) is committed by a later `git add -A && git commit` without the file
   // changing at all: the index is put back as it was
   violations.push(...(await indexViolations(snap, options.decide, revert)))
+  // a commit behind the audit's back: HEAD, a branch or a tag moved
+  violations.push(...refViolations(snap, revert))
   if (revert) {
     removeEmptied(
       snap,
@@ -743,7 +803,44 @@ export async function audit(snap: Snapshot, options: AuditOptions): Promise<Audi
       note: 'not checked'
     })
   }
-  return { changed: changes.length, violations, complete: snap.complete && now.complete }
+  return {
+    result: { changed: changes.length, violations, complete: snap.complete && now.complete },
+    walked: now
+  }
+}
+
+/**
+ * HEAD, branches and tags that point elsewhere than at the baseline (`git commit`, `git tag`,
+ * `update-ref` in a test script): put back as they were, each reported (`git-internals`). What
+ * git's own housekeeping does to them (`pack-refs` moving a loose ref into packed-refs) changes
+ * no name's target and is not a change.
+ */
+function refViolations(snap: Snapshot, revert: boolean): Violation[] {
+  const gitDir = gitDirectory(snap.root)
+  if (snap.refs === undefined || gitDir === undefined) return []
+  const changes = compareRefs(snap.refs, readRefFiles(gitDir))
+  if (changes.length === 0) return []
+  const note = revert ? restoreRefFiles(gitDir, snap.refs) : undefined
+  return changes.map((c) => ({
+    path: c.name === 'HEAD' ? '.git/HEAD' : `.git/${c.name}`,
+    change: c.change,
+    rule: GIT_INTERNALS,
+    reason: refReason(c),
+    reverted: revert && note === undefined,
+    ...(note === undefined ? {} : { note })
+  }))
+}
+
+function refReason(c: RefChange): string {
+  const short = (target: string | undefined): string =>
+    target === undefined ? '' : /^[0-9a-f]{40,64}$/.test(target) ? target.slice(0, 12) : target
+  const what =
+    c.change === 'created'
+      ? `a new ref, at ${short(c.after)}`
+      : c.change === 'deleted'
+        ? `removed (it was at ${short(c.before)})`
+        : `moved from ${short(c.before)} to ${short(c.after)}`
+  return `${what}: refs name the commit a later checkout, reset or push takes; only the workflow may move them`
 }
 
 /**
@@ -787,6 +884,11 @@ async function revertOne(
   }
 }
 
+/** The run's ending when the workspace is too large to check whole (before the agent starts). */
+export function tooLarge(limit: number): string {
+  return `The workspace holds more than ${limit.toLocaleString('en-US')} entries (files, directories and links, the ones git ignores included): the workspace audit cannot check it whole, so the agent was not started rather than protected less. Fix: run the action on a smaller tree (remove large build output or dependency directories before this step, or set working-directory to the part of the repository the agent works on).`
+}
+
 /** Removes the snapshot's store. */
 export function discard(snap: Snapshot): void {
   fs.rmSync(snap.storeDir, { recursive: true, force: true })
@@ -803,6 +905,8 @@ export interface WorkspaceAuditOptions {
   /** The state's tools and permissions: who did it, and which ask writes a person approved. */
   /** Records a check's result (the run's recorder; the log). */
   report: (result: AuditReport) => void
+  /** The walk's entry limit (default MAX_ENTRIES). */
+  limit?: number
   evidence: () => {
     tools: ReadonlyArray<{ name: string; target?: string }>
     permissions: ReadonlyArray<{
@@ -832,7 +936,17 @@ export class WorkspaceAudit {
    * it); the git tree of the rest is written meanwhile (`ready`).
    */
   static start(options: WorkspaceAuditOptions): { audit: WorkspaceAudit; readOnly: string[] } {
-    const files = snapshotFiles(options.root, options.storeDir, options.protection)
+    const files = snapshotFiles(
+      options.root,
+      options.storeDir,
+      options.protection,
+      undefined,
+      options.limit === undefined ? {} : { limit: options.limit }
+    )
+    if (!files.complete) {
+      discard(files)
+      throw new UserError(tooLarge(options.limit ?? MAX_ENTRIES))
+    }
     const started = new WorkspaceAudit(options, files)
     started.tree = gitTree(options.root, options.storeDir).then((tree) => {
       if (tree !== undefined) started.baseline = { ...started.baseline, tree }
@@ -849,13 +963,17 @@ export class WorkspaceAudit {
    * The workspace as it is now becomes what the agent's next work is checked against (a walk;
    * the content to restore stays the start's, and the protected files' copies are renewed).
    */
-  async rebaseline(): Promise<void> {
+  async rebaseline(walked?: ReturnType<typeof walk>): Promise<void> {
     await this.tree
     this.baseline = snapshotFiles(
       this.options.root,
       this.options.storeDir,
       this.options.protection,
-      this.baseline
+      this.baseline,
+      {
+        ...(this.options.limit === undefined ? {} : { limit: this.options.limit }),
+        ...(walked === undefined ? {} : { walked })
+      }
     )
   }
 
@@ -876,9 +994,10 @@ export class WorkspaceAudit {
       approved.add(path.relative(this.options.root, path.resolve(this.options.root, file)))
     }
     await this.tree
-    const result = await audit(this.baseline, {
+    const { result, walked } = await auditWalked(this.baseline, {
       decide: this.options.protection.decide,
       approved,
+      ...(this.options.limit === undefined ? {} : { limit: this.options.limit }),
       ...options
     })
     this.checked = true
@@ -889,7 +1008,8 @@ export class WorkspaceAudit {
         return command === undefined ? v : { ...v, command }
       })
     })
-    await this.rebaseline()
+    // the audit's walk is the tree as it is now, unless it put something back
+    await this.rebaseline(result.violations.length === 0 && walked.complete ? walked : undefined)
   }
 
   /**

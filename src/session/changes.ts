@@ -13,7 +13,12 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import type { ChangedFileRecord, ChangesRecord, Metrics } from '../reporting/types.js'
-import { git, gitTree, storeEnv } from './audit.js'
+import { readRegularFileIfAny } from '../git/files.js'
+import { gitTree, storeGit } from '../git/store.js'
+
+/** HEAD and a loose ref are a line; packed-refs may be long. */
+const MAX_REF_BYTES = 64 * 1024
+const MAX_PACKED_BYTES = 256 * 1024 * 1024
 
 export interface AgentChangesOptions {
   /** The workspace (the agent's working directory). */
@@ -31,18 +36,21 @@ export function headCommit(root: string): string {
   const gitDir = path.join(root, '.git')
   try {
     if (!fs.lstatSync(gitDir).isDirectory()) return ''
-    const head = fs.readFileSync(path.join(gitDir, 'HEAD'), 'utf8').trim()
+    // regular files only: a FIFO in place of HEAD is no answer, never a wait
+    const read = (file: string, max: number): string | undefined =>
+      readRegularFileIfAny(path.join(gitDir, file), max)?.toString('utf8')
+    const head = (read('HEAD', MAX_REF_BYTES) ?? '').trim()
     if (/^[0-9a-f]{40,64}$/.test(head)) return head
     const ref = /^ref: (refs\/[^\s]+)$/.exec(head)?.[1]
     if (ref === undefined || ref.split('/').includes('..')) return ''
-    const loose = path.join(gitDir, ref)
-    if (fs.existsSync(loose)) {
-      const id = fs.readFileSync(loose, 'utf8').trim()
+    const loose = read(ref, MAX_REF_BYTES)
+    if (loose !== undefined) {
+      const id = loose.trim()
       return /^[0-9a-f]{40,64}$/.test(id) ? id : ''
     }
-    const packed = path.join(gitDir, 'packed-refs')
-    if (!fs.existsSync(packed)) return ''
-    for (const line of fs.readFileSync(packed, 'utf8').split('\n')) {
+    const packed = read('packed-refs', MAX_PACKED_BYTES)
+    if (packed === undefined) return ''
+    for (const line of packed.split('\n')) {
       const [id, name] = line.trim().split(' ')
       if (name === ref && id !== undefined && /^[0-9a-f]{40,64}$/.test(id)) return id
     }
@@ -152,16 +160,22 @@ export class AgentChanges {
         error: 'git could not record the workspace after the run'
       }
     }
-    const env = storeEnv(root, storeDir)
     const specs = [
       '--',
       '.',
       ...exclusions(root, [...this.options.excluded, ...violations.map((v) => path.join(root, v))])
     ]
     const common = ['diff-tree', '-r', '--no-renames', '--no-ext-diff', '--no-textconv', '-z']
+    // the content of files unchanged since the checkout is the repository's (src/git/store.ts)
+    const borrow = { borrow: true }
     const [numstat, names] = await Promise.all([
-      git(root, [...common, '--numstat', this.startTree, endTree, ...specs], env),
-      git(root, [...common, '--name-status', this.startTree, endTree, ...specs], env)
+      storeGit(root, storeDir, [...common, '--numstat', this.startTree, endTree, ...specs], borrow),
+      storeGit(
+        root,
+        storeDir,
+        [...common, '--name-status', this.startTree, endTree, ...specs],
+        borrow
+      )
     ])
     if (numstat.code !== 0 || names.code !== 0) {
       return { base: this.base, files: [], error: 'git could not compare the trees' }
@@ -169,8 +183,9 @@ export class AgentChanges {
     const files = parseChanges(numstat.stdout, names.stdout)
     fs.mkdirSync(path.dirname(patchPath), { recursive: true })
     fs.rmSync(patchPath, { force: true })
-    const patch = await git(
+    const patch = await storeGit(
       root,
+      storeDir,
       [
         'diff-tree',
         '-r',
@@ -186,7 +201,7 @@ export class AgentChanges {
         endTree,
         ...specs
       ],
-      env
+      borrow
     )
     if (patch.code !== 0 || !fs.existsSync(patchPath)) {
       return { base: this.base, files, error: 'git could not write the patch' }
