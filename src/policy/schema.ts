@@ -36,7 +36,10 @@ export const BUILT_IN_IDS = [
   'network',
   'dynamic-argument',
   'writes-unknown',
+  'reads-unknown',
   'reads-secret',
+  'system-read',
+  'untrusted-repository',
   'hard-link',
   'links-then-writes',
   // not the engine's: the OS sandbox's denials and the workspace audit's git check
