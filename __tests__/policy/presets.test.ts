@@ -1,3 +1,4 @@
+import os from 'node:os'
 import { readFileSync, symlinkSync } from 'node:fs'
 import path from 'node:path'
 import type { CompiledPolicy } from '../../src/policy/index.js'
@@ -79,11 +80,14 @@ describe('preset read-only', () => {
     expect(p.decide(shell(command)).decision).toBe('deny')
   })
 
-  it('reads inside the workspace, dotfiles included, and nothing outside', () => {
+  it('reads inside the workspace, dotfiles included, and outside only the system locations', () => {
     expect(p.decide(read('src/a.ts')).decision).toBe('allow')
     expect(p.decide(read('.env')).decision).toBe('allow')
-    expect(p.decide(read('/etc/passwd')).decision).toBe('deny')
-    expect(p.decide(read('etc-link/passwd')).decision).toBe('deny')
+    expect(p.decide(read('/etc/passwd')).rule).toBe('system-read')
+    expect(p.decide(read('etc-link/passwd')).rule).toBe('system-read')
+    expect(p.decide(read('/etc/shadow')).decision).toBe('deny')
+    expect(p.decide(read('/srv/data/x')).rule).toBe('outside-workspace')
+    expect(p.decide(read(`${os.homedir()}/.m2/settings.xml`)).rule).toBe('outside-workspace')
   })
 
   it('denies writes, urls, mcp, memory and tools', () => {

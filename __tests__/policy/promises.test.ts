@@ -56,7 +56,7 @@ describe('sed scripts that read files are reads, those that write are writes', (
     ["sed -e '1R.git/config' f", 'deny', 'sensitive-path'],
     ["sed --expression='$r /proc/self/environ' f", 'deny', 'sensitive-path'],
     ["sed --expr='1r ./.git/../.git/config' f", 'deny', 'sensitive-path'],
-    ["sed 'R /etc/passwd' f", 'deny', 'outside-workspace'],
+    ["sed 'R /srv/data/passwd' f", 'deny', 'outside-workspace'],
     ["sed '/x/R ~/.ssh/id_rsa' f", 'deny', 'sensitive-path'],
     ["sed -s '$r secrets/k' f", 'deny', 'secrets'],
     ["sed '1{r secrets/k\n}' f", 'deny', 'secrets'],

@@ -128,9 +128,9 @@ describe('a request no rule matched', () => {
     ],
     [
       'a read outside the working directory',
-      read('/etc/hostname'),
-      '- decision: allow\n  read: ["/etc/hostname"]\n',
-      read('/etc/hosts')
+      read('/srv/data/hostname'),
+      '- decision: allow\n  read: ["/srv/data/hostname"]\n',
+      read('/srv/data/hosts')
     ],
     [
       'a URL, path and port included',
@@ -229,7 +229,7 @@ describe('a request no rule matched', () => {
   })
 
   it('says when the path is outside the working directory', () => {
-    const suggestion = suggest(denied(read('/etc/hostname')), read('/etc/hostname'))
+    const suggestion = suggest(denied(read('/srv/data/hostname')), read('/srv/data/hostname'))
     expect(suggestion.note).toMatch(/outside the working directory/)
   })
 

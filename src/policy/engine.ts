@@ -32,13 +32,16 @@ import {
   ATTACHED_DIRECTORY,
   commandSpellings,
   DIRECTORY_OPTION,
+  globDirectory,
   mayMakeLinks,
+  namedPaths,
   pathOperands,
   readsRecursively,
   readsTreeContents,
   type CdTarget
 } from './programs/index.js'
 import { excerpt } from './errors.js'
+import { readPlace, readPlaces, SYSTEM_READ, type ReadPlace, type ReadPlaces } from './readable.js'
 import { GIT_CONFIG, runnerPaths, sensitiveDirectory, sensitiveWordReason } from './sensitive.js'
 import type { ShellCommand, ShellItem } from './shell/analysis.js'
 import { analyzeShell } from './shell/analyzer.js'
@@ -305,6 +308,8 @@ export interface EngineOptions {
    * resolved): no write may reach it under any name (rule `policy-file`).
    */
   policyFiles?: readonly string[]
+  /** What is readable outside the working directory without a rule; default: from process.env. */
+  readPlaces?: ReadPlaces
 }
 
 export class PolicyEngine implements Policy {
@@ -322,6 +327,8 @@ export class PolicyEngine implements Policy {
   private readonly realRoot: string
   /** Directories no write may reach (runnerPaths), less any that hold the working directory. */
   private readonly runnerRoots: string[]
+  /** The system locations readable without a rule, and HOME (readable only by a rule in it). */
+  private readonly places: ReadPlaces
   /** The rules of each matcher, in policy order (decide() must not filter 500 rules a call). */
   private readonly byMatcher = new Map<MatcherKey, CompiledRule[]>()
   private readonly ruleIds: ReadonlySet<string>
@@ -348,6 +355,7 @@ export class PolicyEngine implements Policy {
     this.lexicalRoot = path.resolve(options.workingDirectory)
     this.realRoot = realDirectory(options.workingDirectory)
     this.runnerRoots = (options.runnerPaths ?? runnerPaths()).flatMap((p) => [p, realDirectory(p)])
+    this.places = options.readPlaces ?? readPlaces(os.homedir())
     for (const rule of this.rules) {
       const list = this.byMatcher.get(rule.matcher)
       if (list === undefined) this.byMatcher.set(rule.matcher, [rule])
@@ -563,6 +571,18 @@ export class PolicyEngine implements Policy {
       if (!(error instanceof PathError)) throw error
       return { decision: 'deny', rule: 'invalid-request', reason: error.message, matched: [] }
     }
+    if (matcher === 'read' && SELF_PROC.test(lexical)) {
+      // /proc/self is the reading process: judged as written, not as the link the engine sees
+      const place = readPlace(lexical, this.places)
+      return place.kind === 'system'
+        ? { decision: 'allow', rule: SYSTEM_READ, reason: place.reason, matched: [] }
+        : {
+            decision: 'deny',
+            rule: 'sensitive-path',
+            reason: place.kind === 'never' ? place.reason : `${lexical} is not readable`,
+            matched: []
+          }
+    }
     const lexicalPath = subjectPath(lexical, this.lexicalRoot)
     const realPaths = real.map((r) => subjectPath(r, this.realRoot))
     const offLimits = this.offLimits(matcher, [lexicalPath, ...realPaths])
@@ -612,28 +632,69 @@ export class PolicyEngine implements Policy {
           return globs.some((g) => hits(g, lexicalPath) || realPaths.some((r) => hits(g, r)))
         }
         // allow only when where the write really lands matches (and, recursively, all below it);
-        // a read of an existing directory whose whole tree a glob allows (`.` for `**`) too
-        return realPaths.every(
-          (r) =>
+        // a read of an existing directory whose whole tree a glob allows (`.` for `**`) too.
+        // In HOME (outside the working directory) only a glob naming a path in HOME reads.
+        return realPaths.every((r) => {
+          const globs =
+            matcher === 'read' && this.inHome(r) ? rule.paths.filter(this.namesHome) : rule.paths
+          return (
             (subtree ? [r, below(r)] : [r]).every((p) =>
-              rule.paths.some((g) => pathGlobMatchesSubject(g, p))
+              globs.some((g) => pathGlobMatchesSubject(g, p))
             ) ||
             (matcher === 'read' &&
-              rule.paths.some((g) => pathGlobMatchesTreeRoot(g, r)) &&
+              globs.some((g) => pathGlobMatchesTreeRoot(g, r)) &&
               isDirectory(r.absolute))
-        )
+          )
+        })
       },
       () => {
-        const outside = realPaths.find((r) => r.relative === undefined)
-        if (outside === undefined) return undefined
+        const outside = realPaths.filter((r) => r.relative === undefined)
+        if (outside.length === 0) return undefined
+        if (matcher === 'read') {
+          // outside the working directory, a read no rule allows is the allowlist's to decide
+          const places = outside.map((r) => readPlace(r.absolute, this.places))
+          const closed = places.findIndex((p) => p.kind !== 'system')
+          if (closed < 0) {
+            const first = places[0] as ReadPlace & { kind: 'system' }
+            return { decision: 'allow', rule: SYSTEM_READ, reason: first.reason, matched: [] }
+          }
+          const at = (outside[closed] as SubjectPath).absolute
+          const place = places[closed] as ReadPlace
+          return {
+            decision: 'deny',
+            rule: place.kind === 'never' ? 'sensitive-path' : 'outside-workspace',
+            reason:
+              place.kind === 'never'
+                ? place.reason
+                : place.kind === 'home'
+                  ? `${at} is in HOME, which only a read rule naming a path in it opens`
+                  : `${at} is outside the working directory, and neither a rule nor the system locations tools need (/usr, /etc, /opt, the toolchains) allow it`,
+            matched: []
+          }
+        }
         return {
           decision: 'deny',
           rule: 'outside-workspace',
-          reason: `${outside.absolute} is outside the working directory and no rule allows it`,
+          reason: `${(outside[0] as SubjectPath).absolute} is outside the working directory and no rule allows it`,
           matched: []
         }
       }
     )
+  }
+
+  /** Whether a path outside the working directory lies in HOME. */
+  private inHome(p: SubjectPath): boolean {
+    if (p.relative !== undefined) return false
+    const home = this.places.home
+    return p.absolute === home || p.absolute.startsWith(`${home}/`)
+  }
+
+  /** Whether a read glob names a path in HOME (its literal base lies in HOME). */
+  private readonly namesHome = (glob: PathGlob): boolean => {
+    if (!glob.absolute) return false
+    const home = this.places.home
+    const base = path.resolve(glob.base)
+    return base.startsWith(`${home}/`) || base === home
   }
 
   /**
@@ -670,6 +731,13 @@ export class PolicyEngine implements Policy {
         }
       }
       if (p.relative !== undefined) continue
+      if (matcher === 'read') {
+        // a secret of the system (`/etc/shadow`, a file kept from other users): no rule opens it
+        const place = readPlace(p.absolute, this.places)
+        if (place.kind === 'never' && !p.absolute.startsWith('/proc')) {
+          return { decision: 'deny', rule: 'sensitive-path', reason: place.reason, matched: [] }
+        }
+      }
       if (matcher === 'write') {
         const lower = p.absolute.toLowerCase()
         const root = this.runnerRoots.find(
@@ -755,6 +823,7 @@ export class PolicyEngine implements Policy {
     if (sensitive !== undefined) {
       segments.push({ text: subject, decision: 'deny', rule: 'sensitive-path', reason: sensitive })
     }
+    segments.push(...this.outsideReads(analysis.items, bases))
     const built = this.builtPaths(analysis.items, bases)
     if (built !== undefined) {
       segments.push({ text: subject, decision: 'deny', rule: 'dynamic-path', reason: built })
@@ -1099,6 +1168,69 @@ export class PolicyEngine implements Policy {
     return undefined
   }
 
+  /**
+   * The files and directories the request's commands name outside the working directory (`cat
+   * /etc/os-release`, `ls ../other`, `cd /tmp`, `grep -r x ~/.m2`, `--config=/srv/x`): each is a
+   * read, which outside the working directory only a rule or the system locations allow (see
+   * readable.ts). Only what is not allowed becomes a segment. Words a command writes are judged
+   * by the write rules instead; words only known at run time are judged elsewhere, but a glob
+   * reads the directory it lists (`cat ~/.aws/*`).
+   */
+  private outsideReads(items: ShellItem[], bases: string[] | undefined): SegmentDecision[] {
+    if (bases === undefined) return []
+    const written = new Set(items.flatMap((i) => (i.type === 'write' ? [i.target.text] : [])))
+    const outsideBase = bases.some((b) => !this.insideRoot(b))
+    const out: SegmentDecision[] = []
+    const seen = new Set<string>()
+    for (const item of items) {
+      if (item.type !== 'command') continue
+      for (const word of namedPaths(item.command.words)) {
+        if (written.has(word.text) || word.text.includes('://') || seen.has(word.text)) continue
+        seen.add(word.text)
+        let target: ShellWord | undefined = word
+        if (!word.literal && !/[$`]/.test(word.text) && item.command.via.includes('xargs')) {
+          // xargs hands the command names from its input (`-a FILE`, a pipe, `-I{}`)
+          out.push(
+            segment(oneLine(`read: ${word.text}`), {
+              decision: 'deny',
+              rule: 'reads-unknown',
+              reason: `xargs gives ${path.basename(item.command.words[0]?.text ?? '')} file names from its input, which the policy cannot see`,
+              matched: []
+            })
+          )
+          continue
+        }
+        if (!word.literal) {
+          // a plain glob lists the directory before its first wildcard
+          target = /[$`]/.test(word.text) ? undefined : globDirectory(word)
+        }
+        if (target === undefined || !target.literal) continue
+        const text = target.text
+        const pathLike =
+          text.startsWith('/') ||
+          target.tilde ||
+          /(?:^|\/)\.\.(?:\/|$)/.test(text) ||
+          (outsideBase && text !== '' && !text.startsWith('-'))
+        if (!pathLike || !this.exists(target, bases)) continue
+        const verdicts = this.inputVerdicts(target, bases)
+        if (verdicts.decision !== 'allow')
+          out.push(segment(oneLine(`read: ${word.text}`), verdicts))
+      }
+    }
+    return out
+  }
+
+  /**
+   * Whether a path a command names exists from any of the bases (as the kernel resolves it): one
+   * that does not names nothing to read, and what a later command makes there is judged when
+   * it is named again.
+   */
+  private exists(word: ShellWord, bases: string[]): boolean {
+    const expanded = expandTilde(word.text, word.tilde)
+    if (expanded === undefined) return true
+    return this.pathCandidates(expanded, bases).some((c) => statOf(c) !== undefined)
+  }
+
   /** A directory a program is told to work in (`tar -C DIR`, `make --directory=DIR`). */
   private sensitiveDirectoryWord(
     word: ShellWord,
@@ -1192,6 +1324,8 @@ export class PolicyEngine implements Policy {
     for (const base of bases) {
       const lexical = path.resolve(base, p)
       out.push(lexical)
+      // /proc/self is the process that opens it, not the link the engine would follow
+      if (SELF_PROC.test(lexical)) continue
       try {
         // the root is physical already: only the argument's own components are looked up
         const physical = this.physical(path.isAbsolute(p) ? p : `${base}/${p}`)
@@ -1360,6 +1494,9 @@ function hardLinked(p: string): boolean {
   const stat = statOf(p)
   return stat !== undefined && stat.isFile() && stat.nlink > 1
 }
+
+/** /proc's link to the reading process itself. */
+const SELF_PROC = /^\/proc\/(?:thread-)?self(?:\/|$)/
 
 /** A `.git` directory or a path inside one (relative to the working directory). */
 const GIT_DIRECTORY = /(?:^|\/)\.git(?:\/|$)/i

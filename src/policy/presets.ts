@@ -48,6 +48,11 @@ const HIJACK_VARIABLES = `
       - "NPM_CONFIG_*=*"`
 
 const READ_ONLY = `# Built-in policy "read-only": look, do not touch.
+# Reads: the working directory (read-workspace); outside it only what a rule allows, plus the
+# system locations tools need (/usr, /etc less its secrets, /opt, the toolchains on PATH: the
+# built-in "system-read"); HOME only where a read rule names a path in it; /proc only for the
+# process itself. A program whose script or file list can name a file the policy cannot see
+# (awk getline, yq load, --files0-from, xargs -a) reads something unknown and is denied.
 version: 1
 default: deny
 rules:${HIJACK_VARIABLES}
@@ -231,7 +236,10 @@ tests:
   - { shell: "test -v 'a[$(id)]'", expect: deny }
   - { shell: "node -e 'x'", expect: deny, rule: default }
   - { read: "src/index.ts", expect: allow, rule: read-workspace }
-  - { read: "/etc/passwd", expect: deny, rule: outside-workspace }
+  - { read: "/etc/passwd", expect: allow, rule: system-read }
+  - { read: "/etc/shadow", expect: deny, rule: sensitive-path }
+  - { read: "/srv/data/x.json", expect: deny, rule: outside-workspace }
+  - { read: "/proc/1/environ", expect: deny, rule: sensitive-path }
   - { write: "README.md", expect: deny, rule: default }
   - { url: "https://docs.github.com/", expect: deny, rule: default }
   - { mcp: "github-mcp-server/get_issue", readOnly: true, expect: allow, rule: mcp-read }
@@ -242,6 +250,10 @@ tests:
 `
 
 const CI_FIX = `# Built-in policy "ci-fix": edit the code and run the project's own checks until CI passes.
+# Reads as read-only (the working directory, the system locations tools need, HOME only by a
+# rule). It allows running the project's code (npm test, make, pytest, node): with sandbox
+# auto, a runner where the OS sandbox cannot run fails before the session (sandbox: off to
+# accept running unguarded).
 version: 1
 extends: read-only
 default: deny
@@ -440,6 +452,8 @@ tests:
 `
 
 const MAINTENANCE = `# Built-in policy "maintenance": ci-fix plus dependency updates and reading docs and registries.
+# Reads and the sandbox as ci-fix: it runs the project's code, so it needs the OS sandbox
+# unless the policy says sandbox: off.
 version: 1
 extends: ci-fix
 default: deny

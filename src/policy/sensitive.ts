@@ -11,6 +11,7 @@
  */
 import os from 'node:os'
 import path from 'node:path'
+import { procReadable } from './readable.js'
 import type { ShellWord } from './shell-word.js'
 
 /** The known text of a word: all of it when literal, else its source text and literal prefix. */
@@ -35,9 +36,6 @@ export function mayBeNetworkDevice(word: WordLike): boolean {
  * the job's token in it (http.extraheader) unless `persist-credentials: false`.
  */
 export const GIT_CONFIG = /(?:^|\/)\.git\/(?:.*\/)?config(?:\.worktree)?$/i
-
-/** /proc files that describe the machine, not a process: harmless to read. */
-const PROC_INFO = /^(?:cpuinfo|meminfo|version|loadavg|uptime|stat|filesystems|mounts|swaps)$/
 
 /**
  * Credentials below HOME (compared case-insensitively): the policy denies paths to them in any
@@ -81,7 +79,7 @@ export function sensitiveWordReason(
     return `"${text}" names a process environment or a repository config, which hold secrets (actions/checkout keeps the token in .git/config)`
   }
   const proc = /^\/proc(?:\/([^/]*)(?:\/(.*))?)?$/.exec(text)
-  if (proc !== null && !(word.literal && PROC_INFO.test(proc[1] ?? '') && (proc[2] ?? '') === '')) {
+  if (proc !== null && !(word.literal && procReadable(text) !== undefined)) {
     return `"${text}" reaches into /proc, where other processes' environments and memory are`
   }
   if (!word.literal) {

@@ -7,6 +7,8 @@ import {
   lit,
   network,
   problem,
+  read,
+  readsUnknown,
   runsCode,
   write
 } from './effects.js'
@@ -115,6 +117,10 @@ export function awkEffects(words: readonly ShellWord[], name: string): CommandEf
     if (scan.runs !== undefined) out.push(runsCode(`the ${name} program ${scan.runs}`))
     if (scan.network) out.push(network(`the ${name} program opens a network connection (/inet/)`))
     for (const target of scan.writes) out.push(write(`${name} print >`, target))
+    for (const target of scan.reads) out.push(read(`${name} getline <`, target))
+    if (scan.readsUnknown !== undefined) {
+      out.push(readsUnknown(`the ${name} program ${scan.readsUnknown}`))
+    }
   }
   return out
 }
@@ -249,7 +255,32 @@ export interface AwkScan {
   runs?: string
   network: boolean
   writes: ShellWord[]
+  /** Files `getline < "f"` reads, by literal name. */
+  reads: ShellWord[]
+  /** Why the program reads a file only known when it runs (`getline < f`, ARGV set), if it does. */
+  readsUnknown?: string
 }
+
+/** Tokens after which a `getline < "f"` file name has ended (not concatenated with more). */
+const AWK_EXPRESSION_END = new Set([
+  ';',
+  '}',
+  ')',
+  ',',
+  '>',
+  '>=',
+  '<',
+  '<=',
+  '==',
+  '!=',
+  '&&',
+  '||',
+  '?',
+  ':'
+])
+
+/** Operators that assign to what is before them. */
+const AWK_ASSIGN = /^(?:=|\+=|-=|\*=|\/=|%=|\^=|\*\*=|\+\+|--)$/
 
 /**
  * What an awk program does beyond reading its input and printing: `system()`, pipes (`|`,
@@ -259,9 +290,51 @@ export interface AwkScan {
 export function scanAwk(program: string): AwkScan | undefined {
   const tokens = tokenizeAwk(program)
   if (tokens === undefined) return undefined
-  const scan: AwkScan = { network: false, writes: [] }
+  const scan: AwkScan = { network: false, writes: [], reads: [] }
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i] as AwkToken
+    if (t.type === 'ident' && t.text === 'getline') {
+      // `getline < f`, `getline var < f`: the file after `<`
+      let j = i + 1
+      if (tokens[j]?.type === 'ident' || (tokens[j]?.type === 'op' && tokens[j]?.text === '$')) {
+        j++
+        if (tokens[j - 1]?.text === '$') j++
+      }
+      if (tokens[j]?.type === 'op' && tokens[j]?.text === '<') {
+        const file = tokens[j + 1]
+        const after = tokens[j + 2]
+        const ended =
+          after === undefined ||
+          after.type === 'nl' ||
+          (after.type === 'op' && AWK_EXPRESSION_END.has(after.text))
+        if (file?.type === 'str' && !file.text.includes('\\') && ended) {
+          scan.reads.push(lit(file.text))
+        } else {
+          scan.readsUnknown ??= 'reads with getline from a file whose name is built when it runs'
+        }
+      }
+    }
+    if (t.type === 'ident' && t.text === 'ARGV') {
+      // the input files are ARGV's: a program that sets it (or hands it to split()) reads
+      // files only known when it runs
+      const prev = tokens[i - 1]
+      let j = i + 1
+      if (tokens[j]?.text === '[') {
+        let depth = 0
+        for (; j < tokens.length; j++) {
+          const u = tokens[j] as AwkToken
+          if (u.type === 'op' && u.text === '[') depth++
+          else if (u.type === 'op' && u.text === ']' && --depth === 0) break
+        }
+        const next = tokens[j + 1]
+        const sets =
+          (next?.type === 'op' && AWK_ASSIGN.test(next.text)) ||
+          (prev?.type === 'op' && (prev.text === '++' || prev.text === '--'))
+        if (sets) scan.readsUnknown ??= 'sets ARGV, the list of files it reads'
+      } else if (!(prev?.type === 'ident' && prev.text === 'in')) {
+        scan.readsUnknown ??= 'hands ARGV, the list of files it reads, to a function'
+      }
+    }
     if (t.type === 'str' && t.text.startsWith('/inet')) scan.network = true
     if (t.type === 'ident' && t.text === 'system')
       scan.runs ??= 'calls system(), which runs a shell command'

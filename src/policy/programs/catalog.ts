@@ -11,9 +11,12 @@ import { curlEffects, wgetEffects } from './curl-wget.js'
 import { chmodEffects, ddEffects, patchEffects, targetsEffects } from './files.js'
 import { findEffects, findRuns } from './find.js'
 import { gitEffects } from './git.js'
+import { jqEffects, yqEffects } from './jq-yq.js'
+import { perlEffects } from './perl.js'
 import {
   CSPLIT_ROWS,
   csplitEffects,
+  filesListEffects,
   SORT_ROWS,
   sortEffects,
   splitEffects,
@@ -77,6 +80,67 @@ export const PROGRAMS: readonly Program[] = [
       ['sort src/a.ts', 'allow'],
       ['sort -o .github/x f', 'deny', 'workflows'],
       ['sort --compress-program=sh f', 'deny', 'runs-code']
+    ]
+  },
+  {
+    names: ['wc', 'du'],
+    unknownOptions: getopt,
+    effects: filesListEffects,
+    examples: [
+      ['wc -l src/a.ts', 'allow'],
+      ['du -sh src', 'allow'],
+      ['wc --files0-from=list', 'deny', 'reads-unknown'],
+      ['du --files0=list', 'deny', 'reads-unknown'],
+      ['sort --files0-from=list', 'deny', 'reads-unknown'],
+      ['find -files0-from list -name x', 'deny', 'reads-unknown']
+    ]
+  },
+  {
+    names: ['jq', 'gojq', 'jaq'],
+    unknownOptions: {
+      allowed: true,
+      reason: 'jq refuses an option it does not know; the options that take a file are read'
+    },
+    effects: jqEffects,
+    examples: [
+      ["jq -r '.scripts' package.json", 'allow'],
+      ['jq -n \'import "x" as $x; $x\'', 'deny', 'reads-unknown'],
+      ['jq -f filter.jq package.json', 'deny', 'reads-unknown'],
+      ['jq ".$F" package.json', 'deny', 'reads-unknown'],
+      ['jq "$F" package.json', 'deny', 'dynamic-argument']
+    ]
+  },
+  {
+    names: ['yq'],
+    unknownOptions: {
+      allowed: true,
+      reason:
+        'yq refuses an option it does not know; -i, --split-exp and --from-file are read, and ' +
+        'its expression is scanned for the functions that load files'
+    },
+    effects: yqEffects,
+    examples: [
+      ["yq '.a' a.yml", 'allow'],
+      ["yq -i '.a = 1' src/a.yml", 'allow'],
+      ["yq -i '.a = 1' .github/x.yml", 'deny', 'workflows'],
+      ['yq \'load("/srv/x")\' a.yml', 'deny', 'outside-workspace'],
+      ["yq -n 'load(strenv(F))'", 'deny', 'reads-unknown']
+    ]
+  },
+  {
+    names: ['perl', 'ruby'],
+    unknownOptions: {
+      allowed: true,
+      reason: 'every switch cluster is read; a switch that loads code denies'
+    },
+    effects: perlEffects,
+    examples: [
+      ["perl -ne 'print if /x/' src/a.ts", 'allow'],
+      ["perl -pi -e 's/a/b/' src/a.ts", 'allow'],
+      ["perl -pi -e 's/a/b/' .github/x.yml", 'deny', 'workflows'],
+      ['perl -e \'open(F, "/srv/x")\'', 'deny', 'runs-code'],
+      ['perl x.pl', 'deny', 'runs-code'],
+      ['ruby -e \'puts File.read("x")\'', 'deny', 'runs-code']
     ]
   },
   {

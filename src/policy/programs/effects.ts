@@ -13,6 +13,12 @@ export type EffectProblemId =
   | 'dynamic-argument'
   /** The program writes files the policy cannot name before it runs (`git apply`, `patch`). */
   | 'writes-unknown'
+  /**
+   * The program reads files the policy cannot name before it runs: a script builds the name
+   * (awk's `getline < f`, yq's `load(f)`), or a list in a file or the input gives them
+   * (`--files0-from`, `xargs -a`).
+   */
+  | 'reads-unknown'
   /** The program would print a secret (`git config --list` and the checkout's token). */
   | 'reads-secret'
 
@@ -72,6 +78,10 @@ export function network(reason: string): CommandEffect {
 
 export function writesUnknown(reason: string): CommandEffect {
   return problem('writes-unknown', reason)
+}
+
+export function readsUnknown(reason: string): CommandEffect {
+  return problem('reads-unknown', reason)
 }
 
 export function dynamicArgument(program: string, word: ShellWord, could: string): CommandEffect {

@@ -9,6 +9,7 @@ import {
   fileWrite,
   lit,
   mayBeOption,
+  readsUnknown,
   writesUnknown,
   type Recorder,
   type Run
@@ -154,6 +155,11 @@ export function findEffects(words: readonly ShellWord[]): CommandEffect[] {
   if (reading.unknown !== undefined) {
     out.push(
       dynamicArgument('find', reading.unknown, 'an action such as -delete, -fprint or -exec')
+    )
+  }
+  if (reading.files0) {
+    out.push(
+      readsUnknown('find -files0-from starts at the paths a list names, unseen by the policy')
     )
   }
   if (reading.deletes) {

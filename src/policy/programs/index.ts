@@ -30,6 +30,7 @@ export {
   ATTACHED_DIRECTORY,
   DIRECTORY_OPTION,
   mayMakeLinks,
+  namedPaths,
   pathOperands,
   readsRecursively,
   readsTreeContents
@@ -43,6 +44,7 @@ export type {
   WriteTarget
 } from './effects.js'
 export { PROGRAMS } from './catalog.js'
+export { globDirectory } from './effects.js'
 export { parseOptions, scanOptions, type OptionSpec, type OptionTable } from './options.js'
 export type { OptionRow, Program, ProgramExample, UnknownOptions } from './program.js'
 export { ENV_OPTIONS, isWrapper, LOADS_CODE, runs, SHELLS, XARGS_OPTIONS } from './wrappers.js'

@@ -8,6 +8,7 @@ import {
   globDirectory,
   lit,
   problem,
+  readsUnknown,
   runsCode,
   write,
   writesUnknown
@@ -47,6 +48,11 @@ export function sortEffects(words: readonly ShellWord[], name: string): CommandE
   const parsed = parseOptions(words, SORT)
   const out = unknownWords(parsed, name, 'an option that writes a file or runs a program (-o)')
   for (const file of values(parsed, 'output')) out.push(fileWrite(`${name} -o`, file))
+  if (has(parsed, 'files0-from')) {
+    out.push(
+      readsUnknown(`${name} --files0-from reads the files a list names, unseen by the policy`)
+    )
+  }
   if (has(parsed, 'output') && values(parsed, 'output').length === 0) {
     out.push(writesUnknown(`${name} -o without a file name`))
   }
@@ -145,4 +151,22 @@ export function csplitEffects(words: readonly ShellWord[], name: string): Comman
   const known = prefix.literal && (format === undefined || format.literal)
   out.push(write(`${name} output`, known ? lit(text, prefix.tilde) : dyn(text)))
   return out
+}
+
+/** `--files0-from` and every abbreviation getopt accepts for it in wc and du (`--f`, `--files0`). */
+const FILES0_FROM = /^--f(?:i(?:l(?:e(?:s(?:0(?:-(?:f(?:r(?:om?)?)?)?)?)?)?)?)?)?(?:=|$)/
+
+/** wc and du: `--files0-from=F` reads the files F names, which the policy cannot see. */
+export function filesListEffects(words: readonly ShellWord[], name: string): CommandEffect[] {
+  for (const w of words.slice(1)) {
+    const t = w.literal ? w.text : w.prefix
+    if (t === '--') break
+    // a word only known at run time is a file name the path checks judge (builtPaths)
+    if (FILES0_FROM.test(t)) {
+      return [
+        readsUnknown(`${name} --files0-from reads the files a list names, unseen by the policy`)
+      ]
+    }
+  }
+  return []
 }

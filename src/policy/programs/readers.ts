@@ -262,3 +262,101 @@ export function mayMakeLinks(words: readonly ShellWord[]): boolean {
   }
   return false
 }
+
+/**
+ * Programs that open none of their arguments: what they print or test is the word itself
+ * (`echo /etc`, `basename /a/b`, `which node`), not a file's contents.
+ */
+const NON_OPENERS = new Set([
+  'echo',
+  'printf',
+  'basename',
+  'dirname',
+  'true',
+  'false',
+  'sleep',
+  'pwd',
+  'which',
+  'type',
+  'hash',
+  'export',
+  'unset',
+  'set',
+  'shopt',
+  'read',
+  'local',
+  'declare',
+  'typeset',
+  'readonly',
+  'let',
+  'exit',
+  'return',
+  'wait',
+  'kill'
+])
+
+/** find's primaries whose value is a pattern or a number, not a file. */
+const FIND_PATTERN_PRIMARY =
+  /^-(?:name|iname|path|ipath|wholename|iwholename|regex|iregex|lname|ilname|type|xtype|perm|user|group|uid|gid|size|mtime|atime|ctime|mmin|amin|cmin|maxdepth|mindepth|links|inum|printf|fprintf|regextype|newerXY|context)$/
+
+/**
+ * The words of a command that may name files or directories it opens (reads, lists, works in):
+ * a reader's operands less its pattern or script (pathOperands), find's start points and file
+ * values, and for any other program every operand and every option value attached with `=`,
+ * `@` or after a short option (`--config=/etc/x`, `-I/usr/include`, `-d @file`). The engine
+ * judges those that lead outside the working directory as reads.
+ */
+export function namedPaths(words: readonly ShellWord[]): ShellWord[] {
+  const program = path.basename(words[0]?.text ?? '')
+  if (NON_OPENERS.has(program)) return []
+  if (PATH_READERS[program] !== undefined) return [...pathOperands(words), ...attachedValues(words)]
+  if (program === 'find') {
+    const out: ShellWord[] = []
+    let expression = false
+    for (let i = 1; i < words.length; i++) {
+      const w = words[i] as ShellWord
+      const t = w.literal ? w.text : w.prefix
+      if (!expression && !t.startsWith('-') && t !== '(' && t !== '!') {
+        out.push(w)
+        continue
+      }
+      expression = true
+      if (FIND_PATTERN_PRIMARY.test(t)) i++
+      else if (/^-(?:newer|anewer|cnewer|samefile)$/.test(t) && words[i + 1] !== undefined)
+        out.push(words[++i] as ShellWord)
+    }
+    return out
+  }
+  const out: ShellWord[] = []
+  let options = true
+  for (let i = 1; i < words.length; i++) {
+    const w = words[i] as ShellWord
+    const t = w.literal ? w.text : w.prefix
+    if (options && t === '--') {
+      options = false
+      continue
+    }
+    if (options && t.startsWith('-') && t !== '-') continue
+    out.push(w)
+  }
+  return [...out, ...attachedValues(words)]
+}
+
+/** Option values attached to their option that look like paths (`--x=/p`, `-I/p`, `@/p`). */
+function attachedValues(words: readonly ShellWord[]): ShellWord[] {
+  const out: ShellWord[] = []
+  for (const w of words.slice(1)) {
+    if (!w.literal) continue
+    const m =
+      /^--?[A-Za-z0-9][\w.-]*=(.+)$/.exec(w.text) ??
+      /^-[A-Za-z]([/~].*)$/.exec(w.text) ??
+      /^@([/~].*)$/.exec(w.text)
+    const value = m?.[1]
+    if (value === undefined) continue
+    const v = value.startsWith('@') ? value.slice(1) : value
+    if (v.startsWith('/') || v.startsWith('~/') || v === '~' || /(?:^|\/)\.\.(?:\/|$)/.test(v)) {
+      out.push({ text: v, literal: true, prefix: v, tilde: v.startsWith('~') })
+    }
+  }
+  return out
+}
