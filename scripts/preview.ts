@@ -190,6 +190,13 @@ const ReportSchema = z.strictObject({
     })
   ),
   metrics: z.strictObject({
+    aiCredits: z
+      .strictObject({
+        nanoAiu: z.number(),
+        status: z.enum(['complete', 'partial', 'unavailable', 'not-reported']),
+        byok: z.boolean()
+      })
+      .optional(),
     premiumRequests: z.number(),
     apiDurationMs: z.number(),
     linesAdded: z.number(),

@@ -51,6 +51,7 @@ describe('actionOutputs', () => {
       summary: report.summary,
       'report-path': '/tmp/report.json',
       'premium-requests': '7',
+      'ai-credits': '41.25',
       'input-tokens': '70005',
       'output-tokens': '7006',
       'lines-added': '12',

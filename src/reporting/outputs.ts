@@ -9,6 +9,7 @@ export const OUTPUT_NAMES = [
   'summary',
   'report-path',
   'premium-requests',
+  'ai-credits',
   'input-tokens',
   'output-tokens',
   'lines-added',
@@ -56,6 +57,9 @@ export function actionOutputs(
     summary: report.summary ?? '',
     'report-path': extras.reportPath ?? '',
     'premium-requests': String(f.premiumRequests),
+    // '' unless Copilot billed the run and the CLI reported its credits (never 0 under BYOK)
+    'ai-credits':
+      f.cost.billedBy === 'copilot' ? String(Math.round(f.cost.credits * 1e6) / 1e6) : '',
     'input-tokens': String(f.tokens.input),
     'output-tokens': String(f.tokens.output),
     'lines-added': String(f.changes.added),

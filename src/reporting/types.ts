@@ -199,7 +199,23 @@ export interface ModelUsage {
   cacheWriteTokens: number
 }
 
+/** What the run cost in AI credits, as the Copilot CLI reported it. */
+export interface AiCreditsRecord {
+  /** AI credits used, in nano-AIU (1 AI credit = 1e9 nano-AIU, see credits.ts); 0 when none reported. */
+  nanoAiu: number
+  /**
+   * The CLI's `aiCreditsStatus`: `complete`, `partial` (a subtotal: some calls reported no
+   * amount), `unavailable` (no call did: a 0 is no zero-cost claim); `not-reported` when the CLI
+   * said nothing of credits (CLIs before 1.0.102, or no model call).
+   */
+  status: 'complete' | 'partial' | 'unavailable' | 'not-reported'
+  /** The model is the user's own provider (BYOK): the provider bills the run, not Copilot. */
+  byok: boolean
+}
+
 export interface Metrics {
+  /** Absent in reports written before AI credits were reported. */
+  aiCredits?: AiCreditsRecord
   premiumRequests: number
   apiDurationMs: number
   linesAdded: number
