@@ -281,6 +281,7 @@ async function runAgent(
     runUrl: link,
     secrets,
     clean,
-    writeBack
+    writeBack,
+    target
   })
 }

@@ -60,7 +60,8 @@ describe('actionOutputs', () => {
       'permissions-denied': '2',
       'verify-passed': 'true',
       'comment-url': 'https://github.com/o/r/pull/1#issuecomment-2',
-      'events-path': '/tmp/events.jsonl'
+      'events-path': '/tmp/events.jsonl',
+      'checkpoint-path': ''
     })
     expect(Object.keys(outputs).sort()).toEqual([...OUTPUT_NAMES].sort())
   })

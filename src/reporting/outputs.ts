@@ -18,7 +18,8 @@ export const OUTPUT_NAMES = [
   'permissions-denied',
   'verify-passed',
   'comment-url',
-  'events-path'
+  'events-path',
+  'checkpoint-path'
 ] as const
 export type OutputName = (typeof OUTPUT_NAMES)[number]
 
@@ -37,6 +38,8 @@ export interface OutputExtras {
   commentUrl?: string
   /** The session's events.jsonl, when it was kept. */
   eventsPath?: string
+  /** The run's checkpoint file, when one was written. */
+  checkpointPath?: string
 }
 
 /**
@@ -68,7 +71,8 @@ export function actionOutputs(
     'permissions-denied': String(deniedCount(report)),
     'verify-passed': verifyPassed(report),
     'comment-url': extras.commentUrl ?? '',
-    'events-path': extras.eventsPath ?? ''
+    'events-path': extras.eventsPath ?? '',
+    'checkpoint-path': extras.checkpointPath ?? ''
   }
 }
 

@@ -10,6 +10,7 @@ import { log } from '../log.js'
 import { defaultApiUrl } from '../github/client.js'
 import type { Settings } from '../settings.js'
 import { actionOutputs } from './outputs.js'
+import { checkpointMarker } from '../checkpoint/format.js'
 import { createCommentPublisher, type CommentPublisher } from './publish-comment.js'
 import { renderComment, renderSummary } from './render.js'
 import { resolveTarget, type Target } from './target.js'
@@ -42,13 +43,18 @@ export async function publish(
   let summaryNote = ''
   let commentUrl: string | undefined
   if (comments) {
+    const body = renderComment(report, {
+      marker: comments.marker,
+      runUrl,
+      prompt: settings.prompt,
+      secrets: settings.secrets
+    })
+    // The checkpoint's digest, last, where only the action writes: what a resume checks it against.
+    const checkpoint = report.checkpoint
     const published = await comments.publish(
-      renderComment(report, {
-        marker: comments.marker,
-        runUrl,
-        prompt: settings.prompt,
-        secrets: settings.secrets
-      })
+      checkpoint === undefined
+        ? body
+        : `${body}\n${checkpointMarker(process.env.GITHUB_RUN_ID ?? 'local', checkpoint.sha256)}`
     )
     commentUrl = published.url
     if (published.fallback) {
@@ -59,7 +65,8 @@ export async function publish(
   const outputs: Record<string, string> = actionOutputs(report, {
     reportPath,
     commentUrl,
-    eventsPath: options.eventsPath
+    eventsPath: options.eventsPath,
+    ...(report.checkpoint === undefined ? {} : { checkpointPath: report.checkpoint.path })
   })
   for (const [name, value] of Object.entries(outputs)) core.setOutput(name, value)
   try {
