@@ -48,7 +48,26 @@ const ModelUsage = z.strictObject({
   cacheWriteTokens: z.number()
 })
 
+const ChainLinkSchema = z.strictObject({
+  runId: z.string(),
+  status: z.string(),
+  stoppedAt: z.string().optional(),
+  reason: z.string().optional(),
+  aiCredits: z.number().optional(),
+  tokens: z.number().optional()
+})
+
 const ReportSchema = z.strictObject({
+  checkpoint: z
+    .strictObject({
+      path: z.string(),
+      sha256: z.string(),
+      bytes: z.number(),
+      cut: z.array(z.string())
+    })
+    .optional(),
+  continuedFrom: z.array(ChainLinkSchema).optional(),
+  resumeRefused: z.string().optional(),
   version: z.literal(1),
   status: z.enum(RUN_STATUSES),
   sessionId: z.string().nullable(),
@@ -197,6 +216,13 @@ const ReportSchema = z.strictObject({
     })
   ),
   metrics: z.strictObject({
+    aiCredits: z
+      .strictObject({
+        nanoAiu: z.number(),
+        status: z.enum(['complete', 'partial', 'unavailable', 'not-reported']),
+        byok: z.boolean()
+      })
+      .optional(),
     premiumRequests: z.number(),
     apiDurationMs: z.number(),
     linesAdded: z.number(),

@@ -148,7 +148,9 @@ async function runAgent(
     secrets: settings.secrets,
     maxAutopilotContinues: settings.maxAutopilotContinues,
     commandTimeoutMs: settings.commandTimeoutMs,
-    ...(settings.maxTokens === undefined ? {} : { maxTokens: settings.maxTokens })
+    ...(settings.maxTokens === undefined ? {} : { maxTokens: settings.maxTokens }),
+    ...(settings.maxAiCredits === undefined ? {} : { maxAiCredits: settings.maxAiCredits }),
+    byok: settings.provider !== undefined
   })
   const { live, unsubscribe: stopFollowing } = followProgress(
     comments,
@@ -311,6 +313,7 @@ async function runAgent(
     runUrl: link,
     secrets,
     clean,
-    writeBack
+    writeBack,
+    target
   })
 }

@@ -137,8 +137,13 @@ describe('the sticky PR comment', () => {
       usage.outputTokens.toLocaleString('en-US'),
       ''
     ])
-    const premium = `${report.metrics.premiumRequests} premium request${report.metrics.premiumRequests === 1 ? '' : 's'}`
+    // BYOK (the scripted model is the run's own provider): the provider bills it, no 0 is shown
+    // as the cost, and the CLI said so itself (aiCreditsStatus: unavailable, CLI 1.0.102).
+    expect(report.metrics.aiCredits).toMatchObject({ byok: true, nanoAiu: 0 })
+    const premium = 'billed by your provider (BYOK)'
     expect(result.summary).toContain(premium)
+    expect(body).not.toMatch(/\b0 (premium requests|AI credits)/)
+    expect(result.outputs['ai-credits']).toBe('')
     const added =
       report.changes?.files.reduce((n, f) => n + f.added, 0) ?? report.metrics.linesAdded
     expect(added).toBe(2)

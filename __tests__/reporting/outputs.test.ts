@@ -51,6 +51,7 @@ describe('actionOutputs', () => {
       summary: report.summary,
       'report-path': '/tmp/report.json',
       'premium-requests': '7',
+      'ai-credits': '41.25',
       'input-tokens': '70005',
       'output-tokens': '7006',
       'lines-added': '12',
@@ -59,7 +60,8 @@ describe('actionOutputs', () => {
       'permissions-denied': '2',
       'verify-passed': 'true',
       'comment-url': 'https://github.com/o/r/pull/1#issuecomment-2',
-      'events-path': '/tmp/events.jsonl'
+      'events-path': '/tmp/events.jsonl',
+      'checkpoint-path': ''
     })
     expect(Object.keys(outputs).sort()).toEqual([...OUTPUT_NAMES].sort())
   })

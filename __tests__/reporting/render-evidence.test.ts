@@ -146,12 +146,12 @@ describe('3. one set of figures', () => {
     expect(summary(report)).toContain(phrase)
   })
 
-  it('puts premium requests next to model requests, with the difference explained once', () => {
+  it('leads with AI credits and dollars, premium and model requests beside them, the units explained once', () => {
     const body = comment(sampleReport('completed'))
-    expect(body).toContain('7 premium requests · 7 model requests')
-    expect(body.match(/premium requests are what Copilot bills/gi)).toHaveLength(1)
+    expect(body).toContain('41.25 AI credits ($0.41) · 7 premium requests · 7 model requests')
+    expect(body.match(/AI credits are what Copilot bills/gi)).toHaveLength(1)
     const s = summary(sampleReport('completed'))
-    expect(s.match(/premium requests are what Copilot bills/gi)).toHaveLength(1)
+    expect(s.match(/AI credits are what Copilot bills/gi)).toHaveLength(1)
   })
 })
 

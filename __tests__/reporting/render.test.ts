@@ -400,7 +400,7 @@ describe('renderComment: the figures', () => {
     const body = comment(busyReport(), { summaryUrl: SUMMARY_URL })
     const sub = body.split('\n').filter((l) => l.startsWith('<sub>'))
     expect(sub).toEqual([
-      `<sub>23 premium requests · 23 model requests · 1.3M tokens: 1.3M input (900k cache read, 12k cache write) + 47.7k output (\`claude-sonnet-4.5\` 1.3M, \`gpt-5-mini\` 32k) · 20 allowed / 10 denied permissions · session \`b6f5c1d2-0000-4000-8000-000000000001\` · Full report: [job summary](${SUMMARY_URL})<br>Premium requests are what Copilot bills (per prompt, times the model’s multiplier); model requests count every call to the model, tool turns included.</sub>`
+      `<sub>41.25 AI credits ($0.41) · 23 premium requests · 23 model requests · 1.3M tokens: 1.3M input (900k cache read, 12k cache write) + 47.7k output (\`claude-sonnet-4.5\` 1.3M, \`gpt-5-mini\` 32k) · 20 allowed / 10 denied permissions · session \`b6f5c1d2-0000-4000-8000-000000000001\` · Full report: [job summary](${SUMMARY_URL})<br>AI credits are what Copilot bills (1 credit = USD 0.01, metered on tokens); premium requests are the older unit, shown while the CLI reports them; model requests count every call to the model, tool turns included.</sub>`
     ])
     expect(body).toContain(
       '🔧 **60 tool calls:** bash 18 · edit 10 · glob 10 · grep 10 · view 9 · web_fetch 2 · task 1 — 3 failed, 10 denied'
@@ -567,12 +567,12 @@ describe('renderComment: size', () => {
     expect(body.length).toBeLessThanOrEqual(COMMENT_MAX_LENGTH)
     expect(body.startsWith(`${MARKER}\n\n### ❌ Copilot run failed`)).toBe(true)
     expect(body).toContain(PROBLEMS)
-    expect(body).toContain('<sub>7 premium requests')
+    expect(body).toContain('<sub>41.25 AI credits ($0.41) · 7 premium requests')
     expectWellFormed(body)
     // Tighter: trimmed, and says what was.
     const tight = comment(giantReport(), { maxLength: 12_000 })
     expect(tight.length).toBeLessThanOrEqual(12_000)
-    expect(tight).toContain('<sub>7 premium requests')
+    expect(tight).toContain('<sub>41.25 AI credits ($0.41) · 7 premium requests')
     const note = /✂️ Trimmed to stay under 12,000 characters: ([^.]+)\./.exec(tight)
     expect(note?.[1]).toContain('plan')
     expect(note?.[1]).toContain('summary')

@@ -282,6 +282,8 @@ export function sampleReport(status: RunStatus, overrides: Partial<Report> = {})
     },
     commands: commands(status),
     metrics: {
+      // GitHub-billed: 41.25 AI credits as the CLI reports them (nano-AIU)
+      aiCredits: { nanoAiu: 41_250_000_000, status: 'complete', byok: false },
       premiumRequests: 7,
       apiDurationMs: 45_000,
       linesAdded: 12,

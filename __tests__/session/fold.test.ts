@@ -176,6 +176,8 @@ describe('fold: a recorded session', () => {
 
   it('reads the 1.0.102 shutdown figures nested under accountingSnapshot', () => {
     expect(report.metrics).toEqual({
+      // usage events without an amount, a shutdown without totalNanoAiu: not a zero cost
+      aiCredits: { nanoAiu: 0, status: 'unavailable', byok: false },
       premiumRequests: 7, // totalPremiumRequestCost
       apiDurationMs: 4500,
       linesAdded: 12,

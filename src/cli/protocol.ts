@@ -53,6 +53,17 @@ export const ShellExecResult = z.looseObject({ processId: z.union([z.string(), z
 
 const num = z.number().catch(0).default(0)
 
+/**
+ * Whether the CLI's AI-credit figure covers every model call (CLI 1.0.102 schema `AiCreditsStatus`):
+ * `complete`, `partial` (a subtotal), `unavailable` (no call reported an amount: BYOK; a zero
+ * then is no zero-cost claim). Anything else is dropped.
+ */
+export const AiCreditsStatus = z.enum(['complete', 'partial', 'unavailable'])
+export type AiCreditsStatus = z.infer<typeof AiCreditsStatus>
+const creditsStatus = AiCreditsStatus.optional().catch(undefined)
+/** A nano-AIU amount (billionths of an AI credit), when it is a usable number. */
+const nanoAiu = z.number().nonnegative().optional().catch(undefined)
+
 export const ModelMetric = z.looseObject({
   requests: z.looseObject({ count: num, cost: num }).catch({ count: 0, cost: 0 }).optional(),
   usage: z
@@ -62,7 +73,8 @@ export const ModelMetric = z.looseObject({
       cacheReadTokens: num,
       cacheWriteTokens: num
     })
-    .optional()
+    .optional(),
+  totalNanoAiu: nanoAiu
 })
 export type ModelMetric = z.infer<typeof ModelMetric>
 
@@ -75,6 +87,9 @@ export const CodeChanges = z.looseObject({
 export const UsageMetrics = z.looseObject({
   totalPremiumRequests: z.number().optional(),
   totalPremiumRequestCost: z.number().optional(),
+  /** AI credits used, in nano-AIU (1 AI credit = 1e9 nano-AIU, see reporting/figures.ts). */
+  totalNanoAiu: nanoAiu,
+  aiCreditsStatus: creditsStatus,
   totalApiDurationMs: z.number().optional(),
   codeChanges: CodeChanges.optional(),
   modelMetrics: z.record(z.string(), ModelMetric).catch({}).optional(),
@@ -155,18 +170,33 @@ const SubagentData = z.looseObject({
   error: z.string().optional()
 })
 
+/** One model call's usage (`assistant.usage`, and `usage` of `session.usage_record`). */
+const AssistantUsage = z.looseObject({
+  model: z.string().optional(),
+  inputTokens: num,
+  outputTokens: num,
+  cacheReadTokens: num,
+  cacheWriteTokens: num,
+  /** The call's AI credits, in nano-AIU (absent under BYOK). */
+  copilotUsage: z.looseObject({ totalNanoAiu: nanoAiu }).nullable().optional().catch(undefined),
+  aiCreditsStatus: creditsStatus,
+  isByok: z.boolean().optional().catch(undefined)
+})
+
 /** Data schemas of the event types the action acts on; all other types pass as unknown. */
 export const EventData = {
   'assistant.message': z.looseObject({
     content: z.string().nullable().optional(),
     toolRequests: z.array(z.looseObject({ toolCallId: z.string(), name: z.string() })).optional()
   }),
-  'assistant.usage': z.looseObject({
-    model: z.string().optional(),
-    inputTokens: num,
-    outputTokens: num,
-    cacheReadTokens: num,
-    cacheWriteTokens: num
+  'assistant.usage': AssistantUsage,
+  /** The CLI's durable receipt of one model call (the same call as its `assistant.usage`). */
+  'session.usage_record': z.looseObject({ usage: AssistantUsage }),
+  /** The CLI's own `sessionLimits.maxAiCredits` was reached; it waits for an answer. */
+  'session_limits_exhausted.requested': z.looseObject({
+    requestId: z.string().optional(),
+    usedAiCredits: z.number().optional().catch(undefined),
+    maxAiCredits: z.number().optional().catch(undefined)
   }),
   'tool.execution_start': z.looseObject({
     toolCallId: z.string(),

@@ -6,11 +6,14 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { cliHome } from '../cli/early.js'
+import { keepCheckpoint } from '../checkpoint/keep.js'
+import type { Target } from '../reporting/target.js'
 import { log } from '../log.js'
 import type { LiveComment } from '../reporting/progress.js'
 import { publish } from '../reporting/publish.js'
 import type { CommentPublisher } from '../reporting/publish-comment.js'
 import { toReport } from '../reporting/report.js'
+import type { Report } from '../reporting/types.js'
 import type { StateRecorder } from '../session/recorder.js'
 import type { WriteBack } from '../session/write-back.js'
 import type { Settings } from '../settings.js'
@@ -31,6 +34,10 @@ export interface FinishOptions {
   clean: (text: string) => string
   /** The patch and the proposals: they decorate the report and add their outputs. */
   writeBack: WriteBack
+  /** The pull request or issue the run is for (the checkpoint names it). */
+  target: Target
+  /** What the run's report starts from besides its state: the chain it continues (resume). */
+  decorate?: (report: Report) => Report
 }
 
 export async function finishRun({
@@ -43,7 +50,9 @@ export async function finishRun({
   runUrl,
   secrets,
   clean,
-  writeBack
+  writeBack,
+  target,
+  decorate
 }: FinishOptions): Promise<RunResult> {
   if (settings.maxTokens !== undefined && recorder.state.eventModels.size === 0) {
     if (recorder.state.sessionId !== null) {
@@ -55,9 +64,8 @@ export async function finishRun({
   try {
     await working
     await live?.stop()
-    const report = writeBack.decorate(
-      toReport(recorder.state, { endedAt: new Date().toISOString() })
-    )
+    let report = writeBack.decorate(toReport(recorder.state, { endedAt: new Date().toISOString() }))
+    if (decorate) report = decorate(report)
     const sessionId = recorder.state.sessionId
     const events = sessionId
       ? path.join(cliHome(settings), 'session-state', sessionId, 'events.jsonl')
@@ -67,6 +75,9 @@ export async function finishRun({
     await cliStopped?.catch(() => undefined)
     const eventsPath =
       events && fs.existsSync(events) ? await redactedEvents(events, settings, secrets) : undefined
+    // The session's state folder is complete once the CLI is gone: the checkpoint of the run.
+    const checkpoint = keepCheckpoint({ settings, env: process.env, report, target, secrets })
+    if (checkpoint) report = { ...report, checkpoint }
     const outputs = await publish(report, {
       settings,
       comments,

@@ -1,9 +1,10 @@
 /**
- * The run's figures, computed once from a Report: tokens (input with its cache reads and writes,
- * output, total), model and premium requests, the files changed with their lines, the verify
+ * The run's figures, computed once from a Report: its cost (AI credits and dollars, or who bills
+ * it), tokens (input with its cache reads and writes, output, total), model and premium requests, the files changed with their lines, the verify
  * result of the last attempt. The comment, the job summary and the step outputs all use these,
  * so no two of them can disagree.
  */
+import { aiCreditsOf, dollarsOf } from './credits.js'
 import type { CommandRecord, Report } from './types.js'
 
 export interface TokenFigures {
@@ -35,7 +36,19 @@ export interface ChangeFigures {
   removed: number
 }
 
+/**
+ * What the run cost. `copilot`: Copilot billed it and the CLI reported the AI credits (`partial`:
+ * some calls reported no amount, so `credits` is a subtotal). `provider`: a BYOK model, billed by
+ * the user's provider (no credits: never shown as 0). `not-reported`: the CLI gave no AI-credit
+ * figure (an older CLI, or no model call): premium requests are all there is.
+ */
+export type CostFigures =
+  | { billedBy: 'copilot'; credits: number; dollars: number; partial: boolean }
+  | { billedBy: 'provider' }
+  | { billedBy: 'not-reported' }
+
 export interface Figures {
+  cost: CostFigures
   tokens: TokenFigures
   /** Calls to the model, over all models. */
   modelRequests: number
@@ -48,9 +61,18 @@ export interface Figures {
   verifyPassed: boolean | undefined
 }
 
-/** One sentence on premium versus model requests, said once wherever both are shown. */
-export const PREMIUM_NOTE =
-  'premium requests are what Copilot bills (per prompt, times the model’s multiplier); model requests count every call to the model, tool turns included'
+/** One sentence on the units shown, said once wherever they are shown. */
+export function usageNote(f: Figures): string {
+  const requests = 'model requests count every call to the model, tool turns included'
+  switch (f.cost.billedBy) {
+    case 'copilot':
+      return `AI credits are what Copilot bills (1 credit = USD 0.01, metered on tokens); premium requests are the older unit, shown while the CLI reports them; ${requests}`
+    case 'provider':
+      return `the model is your own provider's (BYOK): it bills the run, not Copilot; ${requests}`
+    case 'not-reported':
+      return `the Copilot CLI reported no AI credits for this run; premium requests are the older unit it reported; ${requests}`
+  }
+}
 
 export function figures(report: Report): Figures {
   const models = Object.values(report.metrics.models)
@@ -60,6 +82,7 @@ export function figures(report: Report): Figures {
   const output = sum((m) => m.outputTokens)
   const verify = lastVerify(report.commands)
   return {
+    cost: costFigures(report),
     tokens: {
       total: input + output,
       input,
@@ -73,6 +96,23 @@ export function figures(report: Report): Figures {
     verify,
     verifyPassed: verify.length === 0 ? undefined : verify.every(passed)
   }
+}
+
+/** From `report.metrics.aiCredits` (reports from before it: `not-reported`). */
+function costFigures(report: Report): CostFigures {
+  const record = report.metrics.aiCredits
+  if (record === undefined) return { billedBy: 'not-reported' }
+  if (record.byok) return { billedBy: 'provider' }
+  if (record.status === 'complete' || record.status === 'partial') {
+    const credits = aiCreditsOf(record.nanoAiu)
+    return {
+      billedBy: 'copilot',
+      credits,
+      dollars: dollarsOf(credits),
+      partial: record.status === 'partial'
+    }
+  }
+  return { billedBy: 'not-reported' }
 }
 
 export function passed(c: CommandRecord): boolean {

@@ -9,6 +9,7 @@ export const OUTPUT_NAMES = [
   'summary',
   'report-path',
   'premium-requests',
+  'ai-credits',
   'input-tokens',
   'output-tokens',
   'lines-added',
@@ -17,7 +18,8 @@ export const OUTPUT_NAMES = [
   'permissions-denied',
   'verify-passed',
   'comment-url',
-  'events-path'
+  'events-path',
+  'checkpoint-path'
 ] as const
 export type OutputName = (typeof OUTPUT_NAMES)[number]
 
@@ -38,6 +40,8 @@ export interface OutputExtras {
   commentUrl?: string
   /** The session's events.jsonl, when it was kept. */
   eventsPath?: string
+  /** The run's checkpoint file, when one was written. */
+  checkpointPath?: string
 }
 
 /**
@@ -58,6 +62,9 @@ export function actionOutputs(
     summary: report.summary ?? '',
     'report-path': extras.reportPath ?? '',
     'premium-requests': String(f.premiumRequests),
+    // '' unless Copilot billed the run and the CLI reported its credits (never 0 under BYOK)
+    'ai-credits':
+      f.cost.billedBy === 'copilot' ? String(Math.round(f.cost.credits * 1e6) / 1e6) : '',
     'input-tokens': String(f.tokens.input),
     'output-tokens': String(f.tokens.output),
     'lines-added': String(f.changes.added),
@@ -66,7 +73,8 @@ export function actionOutputs(
     'permissions-denied': String(deniedCount(report)),
     'verify-passed': verifyPassed(report),
     'comment-url': extras.commentUrl ?? '',
-    'events-path': extras.eventsPath ?? ''
+    'events-path': extras.eventsPath ?? '',
+    'checkpoint-path': extras.checkpointPath ?? ''
   }
 }
 

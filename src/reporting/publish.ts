@@ -8,6 +8,7 @@ import { defaultApiUrl } from '../github/client.js'
 import type { Settings } from '../settings.js'
 import { actionOutputs } from './outputs.js'
 import { setOutputs, writeJobSummary, writeJsonFile } from './redacted-writes.js'
+import { checkpointMarker } from '../checkpoint/format.js'
 import { createCommentPublisher, type CommentPublisher } from './publish-comment.js'
 import { renderComment, renderSummary } from './render.js'
 import { resolveTarget, type Target } from './target.js'
@@ -41,13 +42,18 @@ export async function publish(
   let summaryNote = ''
   let commentUrl: string | undefined
   if (comments) {
+    const body = renderComment(report, {
+      marker: comments.marker,
+      runUrl,
+      prompt: settings.prompt,
+      secrets: settings.secrets
+    })
+    // The checkpoint's digest, last, where only the action writes: what a resume checks it against.
+    const checkpoint = report.checkpoint
     const published = await comments.publish(
-      renderComment(report, {
-        marker: comments.marker,
-        runUrl,
-        prompt: settings.prompt,
-        secrets: settings.secrets
-      })
+      checkpoint === undefined
+        ? body
+        : `${body}\n${checkpointMarker(process.env.GITHUB_RUN_ID ?? 'local', checkpoint.sha256)}`
     )
     commentUrl = published.url
     if (published.fallback) {
@@ -59,7 +65,8 @@ export async function publish(
     actionOutputs(report, {
       reportPath,
       commentUrl,
-      eventsPath: options.eventsPath
+      eventsPath: options.eventsPath,
+      ...(report.checkpoint === undefined ? {} : { checkpointPath: report.checkpoint.path })
     })
   )
   try {

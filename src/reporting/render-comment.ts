@@ -3,7 +3,8 @@
  * how to fix it, the agent's summary as its claim, the plan, the denials by rule, and one line
  * of figures with a link to the job summary, which has everything else.
  */
-import { PREMIUM_NOTE } from './figures.js'
+import { usageNote } from './figures.js'
+import { formatCredits, formatDollars } from './credits.js'
 import { bodyParts, denialCause, mcpFigures, planSection, type Limits } from './render-sections.js'
 import {
   details,
@@ -199,7 +200,8 @@ export function denialsSection(view: View, limits: Limits): string | null {
 }
 
 /**
- * One line of figures: premium and model requests · tokens · tool calls · permissions · MCP ·
+ * One line of figures: the cost (AI credits and dollars, or who bills it), premium and model
+ * requests · tokens · tool calls · permissions · MCP ·
  * session. The files changed and the tools by name have their own lines above it.
  */
 export function metricsLine(view: View, limits: Limits): string {
@@ -228,15 +230,35 @@ export function metricsLine(view: View, limits: Limits): string {
   if (sessionId) facts.push(`session ${view.code(sessionId, 80)}`)
   const url = view.summaryUrl
   if (url !== null) facts.push(`Full report: [job summary](${url})`)
-  const note = f.modelRequests > 0 ? `<br>${capitalize(PREMIUM_NOTE)}.` : ''
+  const note = f.modelRequests > 0 ? `<br>${capitalize(usageNote(f))}.` : ''
   return `<sub>${facts.join(' · ')}${note}</sub>`
 }
 
-/** `9 premium requests · 13 model requests` */
+/**
+ * The cost first, then the requests: `12.35 AI credits ($0.12) · 9 premium requests · 13 model
+ * requests`; under BYOK `billed by your provider (BYOK) · 13 model requests` (never a 0 as the
+ * cost); from a CLI that reports no credits, `9 premium requests · 13 model requests`.
+ */
 export function requestsPhrase(view: View): string {
   const f = view.figures
   const premium = `${formatNumber(f.premiumRequests)} premium ${f.premiumRequests === 1 ? 'request' : 'requests'}`
-  return f.modelRequests > 0 ? `${premium} · ${plural(f.modelRequests, 'model request')}` : premium
+  const facts: string[] = []
+  switch (f.cost.billedBy) {
+    case 'copilot': {
+      const amount = `${formatCredits(f.cost.credits)} AI ${f.cost.credits === 1 ? 'credit' : 'credits'} (${formatDollars(f.cost.dollars)})`
+      facts.push(f.cost.partial ? `at least ${amount}, some calls reported no amount` : amount)
+      if (f.premiumRequests > 0) facts.push(premium)
+      break
+    }
+    case 'provider':
+      facts.push('billed by your provider (BYOK)')
+      break
+    case 'not-reported':
+      facts.push(premium)
+      break
+  }
+  if (f.modelRequests > 0) facts.push(plural(f.modelRequests, 'model request'))
+  return facts.join(' · ')
 }
 
 /** `484k tokens: 474k input (395k cache read, 51k cache write) + 9.6k output` */

@@ -170,6 +170,9 @@ function stopFact(view: View): string | null {
     `stopped at \`${input}\`${value === undefined ? '' : ` ${value}`}`
   switch (report.status) {
     case 'budget-exceeded':
+      if (type === 'max-ai-credits') {
+        return limit('max-ai-credits', /max-ai-credits \(([\d,.]+)\)/.exec(message)?.[1])
+      }
       return limit('max-tokens', /max-tokens \(([\d,.]+)\)/.exec(message)?.[1])
     case 'timed-out':
       if (type === 'hang') {
@@ -508,6 +511,9 @@ function knownFixText(view: View): string | null {
   }
   if (report.status === 'policy-violation') {
     return 'These paths are protected on purpose: say in the prompt which files the agent must leave alone, and let a person change them when the task needs it.'
+  }
+  if (type === 'max-ai-credits') {
+    return 'Raise `max-ai-credits`, give the agent a smaller task, or continue the run: comment `/continue` on the pull request (docs/recipes.md) to resume from its checkpoint.'
   }
   if (type === 'max-tokens' || report.status === 'budget-exceeded') {
     return 'Raise `max-tokens`, or give the agent a smaller task.'

@@ -3,7 +3,7 @@
  * tool, every kept call with its target and outcome, subagents' calls under their subagent), the
  * full decision log, the commands with their output, the models and the modified files.
  */
-import { PREMIUM_NOTE } from './figures.js'
+import { usageNote } from './figures.js'
 import { changeTotals, requestsPhrase, tokensPhrase, writeBackSection } from './render-comment.js'
 import { bodyParts, commandLine, mcpSection, planSection, type Limits } from './render-sections.js'
 import {
@@ -479,6 +479,8 @@ export function usageSection(view: View, limits: Limits): string | null {
     `**Changes** ${changeTotals(view)}`
   ]
   const anything =
+    f.cost.billedBy === 'copilot' ||
+    f.modelRequests > 0 ||
     f.premiumRequests > 0 ||
     metrics.apiDurationMs > 0 ||
     f.changes.added + f.changes.removed > 0 ||
@@ -487,7 +489,7 @@ export function usageSection(view: View, limits: Limits): string | null {
   if (anything) {
     const note =
       f.modelRequests > 0
-        ? `\n\n<sub>${PREMIUM_NOTE.charAt(0).toUpperCase()}${PREMIUM_NOTE.slice(1)}.</sub>`
+        ? `\n\n<sub>${usageNote(f).charAt(0).toUpperCase()}${usageNote(f).slice(1)}.</sub>`
         : ''
     parts.push(`${facts.join(' · ')}${note}`)
   }

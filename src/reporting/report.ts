@@ -3,9 +3,9 @@
  * (session/fold.ts): this module reads no event itself, it only lays the state out, settling the
  * status once with `settle`.
  */
-import { REPORT_LIMITS, settle, type RunState, type Settled } from '../session/fold.js'
+import { REPORT_LIMITS, nanoAiuUsed, settle, type RunState, type Settled } from '../session/fold.js'
 import { clip, redactNormalized, truncate } from '../text/safe-text.js'
-import type { Metrics, ModelUsage, Report } from './types.js'
+import type { AiCreditsRecord, Metrics, ModelUsage, Report } from './types.js'
 
 export interface ReportOptions {
   /** ISO time the run ended. */
@@ -99,6 +99,7 @@ function metrics(state: RunState): Metrics {
     state.models?.value ??
     Object.fromEntries([...state.eventModels].map(([name, usage]) => [name, { ...usage }]))
   return {
+    aiCredits: aiCredits(state),
     premiumRequests: state.premium?.value ?? state.eventPremium,
     apiDurationMs: state.apiMs?.value ?? state.eventApiMs,
     linesAdded: state.code?.value.linesAdded ?? 0,
@@ -107,6 +108,24 @@ function metrics(state: RunState): Metrics {
     models: Object.fromEntries(
       Object.entries(models).map(([name, u]): [string, ModelUsage] => [name, { ...u }])
     )
+  }
+}
+
+/** The run's AI credits: the CLI's session totals when it gave them, else the per-call events'. */
+function aiCredits(state: RunState): AiCreditsRecord {
+  const calls = state.eventCredits
+  const fromEvents: AiCreditsRecord['status'] =
+    calls.priced + calls.unpriced === 0
+      ? 'not-reported'
+      : calls.unpriced === 0
+        ? 'complete'
+        : calls.priced === 0
+          ? 'unavailable'
+          : 'partial'
+  return {
+    nanoAiu: nanoAiuUsed(state),
+    status: state.creditsStatus?.value ?? fromEvents,
+    byok: state.options.byok === true || calls.byok
   }
 }
 

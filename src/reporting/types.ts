@@ -199,7 +199,43 @@ export interface ModelUsage {
   cacheWriteTokens: number
 }
 
+/** The run's checkpoint file (checkpoint/format.ts). */
+export interface CheckpointRecord {
+  path: string
+  sha256: string
+  bytes: number
+  /** What was left out, with why (empty when nothing was). */
+  cut: string[]
+}
+
+/** One run of a chain of runs that continue each other. */
+export interface ChainLinkRecord {
+  runId: string
+  status: string
+  /** The limit that stopped it: `` `max-ai-credits` 300 ``. */
+  stoppedAt?: string
+  reason?: string
+  aiCredits?: number
+  tokens?: number
+}
+
+/** What the run cost in AI credits, as the Copilot CLI reported it. */
+export interface AiCreditsRecord {
+  /** AI credits used, in nano-AIU (1 AI credit = 1e9 nano-AIU, see credits.ts); 0 when none reported. */
+  nanoAiu: number
+  /**
+   * The CLI's `aiCreditsStatus`: `complete`, `partial` (a subtotal: some calls reported no
+   * amount), `unavailable` (no call did: a 0 is no zero-cost claim); `not-reported` when the CLI
+   * said nothing of credits (CLIs before 1.0.102, or no model call).
+   */
+  status: 'complete' | 'partial' | 'unavailable' | 'not-reported'
+  /** The model is the user's own provider (BYOK): the provider bills the run, not Copilot. */
+  byok: boolean
+}
+
 export interface Metrics {
+  /** Absent in reports written before AI credits were reported. */
+  aiCredits?: AiCreditsRecord
   premiumRequests: number
   apiDurationMs: number
   linesAdded: number
@@ -377,6 +413,18 @@ export interface Report {
   plan: { content: string | null; todos: TodoRecord[] }
   /** The agent's changes since the starting commit, from git (absent: not a git checkout, or no session ran). */
   changes?: ChangesRecord
+  /**
+   * The run's checkpoint (issue 31), written whenever a session existed: where, its SHA-256 (also
+   * in the sticky comment's hidden line), its size, and what was left out to stay under the caps.
+   */
+  checkpoint?: CheckpointRecord
+  /**
+   * The runs this one continued (resumed from a checkpoint), oldest first; the last is the one it
+   * resumed. Absent for a run that started fresh.
+   */
+  continuedFrom?: ChainLinkRecord[]
+  /** Why a resume was asked for (`resume: auto`) but not done: the run started fresh. */
+  resumeRefused?: string
   /** The safe-output tools and the agent's proposals (absent: the input `safe-outputs` is empty). */
   safeOutputs?: SafeOutputsRecord
   tools: ToolCallRecord[]

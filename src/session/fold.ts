@@ -20,7 +20,7 @@ import { MetricSource, REPORT_LIMITS, clean, detail, evictOldest, note } from '.
 import type { RunInput } from './state/inputs.js'
 import type { SessionEvent } from '../cli/protocol.js'
 import { dataOf } from '../cli/protocol.js'
-import { applyMetrics, onUsage } from './state/metrics.js'
+import { applyMetrics, onCreditLimit, onUsage, onUsageRecord } from './state/metrics.js'
 import { clip, truncate } from '../text/safe-text.js'
 import { firstSentence, onSubagent, onToolComplete, onToolStart } from './state/tools.js'
 import { mcpServer } from './state/servers.js'
@@ -39,6 +39,7 @@ export {
   createState,
   zeroUsage
 } from './state/run-state.js'
+export { nanoAiuUsed } from './state/metrics.js'
 export { type Ending, type RunInput, type FinalDecision, type Phase } from './state/inputs.js'
 export {
   stopReason,
@@ -216,6 +217,10 @@ function onEvent(state: RunState, event: SessionEvent, receivedAt: number | unde
   switch (type) {
     case 'assistant.usage':
       return onUsage(state, event)
+    case 'session.usage_record':
+      return onUsageRecord(state, event)
+    case 'session_limits_exhausted.requested':
+      return onCreditLimit(state, event)
     case 'assistant.message':
       return onAssistantMessage(state, event)
     case 'tool.execution_start':

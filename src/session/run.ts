@@ -364,7 +364,9 @@ export class SessionRun {
         break
       case 'budget':
         log.warning(
-          `The agent used ${ending.used} tokens, reaching max-tokens (${ending.limit}); stopping the session`
+          ending.input === 'max-ai-credits'
+            ? `The agent used ${ending.used} AI credits, reaching max-ai-credits (${ending.limit}); stopping the session`
+            : `The agent used ${ending.used} tokens, reaching max-tokens (${ending.limit}); stopping the session`
         )
         await this.abort()
         break

@@ -21,8 +21,10 @@ export type Ending =
   | { kind: 'session-error' }
   | { kind: 'sandbox-failed' }
   | { kind: 'timeout'; limitMs: number }
-  /** The run's token budget (max-tokens) ran out. */
-  | { kind: 'budget'; used: number; limit: number }
+  /**
+   * The run's budget ran out: `max-tokens` (tokens, the default) or `max-ai-credits` (AI credits).
+   */
+  | { kind: 'budget'; used: number; limit: number; input?: 'max-tokens' | 'max-ai-credits' }
   | { kind: 'hang'; quietMs: number }
   | { kind: 'cancelled'; during: 'setup' | 'agent' | 'verify' }
   | { kind: 'cli-exit'; message: string }

@@ -8,6 +8,14 @@ import { clip } from '../../text/safe-text.js'
 export function onUsage(state: RunState, event: SessionEvent): void {
   const data = dataOf(event, 'assistant.usage')
   if (!data) return
+  const credits = data.copilotUsage?.totalNanoAiu
+  if (credits !== undefined) {
+    state.eventCredits.live += credits
+    state.eventCredits.priced++
+  } else {
+    state.eventCredits.unpriced++
+  }
+  if (data.isByok === true) state.eventCredits.byok = true
   const raw = (event.data ?? {}) as { cost?: unknown; duration?: unknown }
   if (typeof raw.cost === 'number' && Number.isFinite(raw.cost)) state.eventPremium += raw.cost
   if (typeof raw.duration === 'number' && Number.isFinite(raw.duration)) {
@@ -26,6 +34,33 @@ export function onUsage(state: RunState, event: SessionEvent): void {
   usage.cacheReadTokens += data.cacheReadTokens
   usage.cacheWriteTokens += data.cacheWriteTokens
   if (state.model === null && data.model) state.model = clip(clean(state, data.model), 100)
+}
+
+/**
+ * `session.usage_record`: the CLI's durable receipt of a call `assistant.usage` already reported;
+ * its credits are summed apart (`eventCredits.receipts`), so a CLI that sends only one of the two
+ * is still counted, and one that sends both is not counted twice.
+ */
+export function onUsageRecord(state: RunState, event: SessionEvent): void {
+  const usage = dataOf(event, 'session.usage_record')?.usage
+  if (!usage) return
+  state.eventCredits.receipts += usage.copilotUsage?.totalNanoAiu ?? 0
+  if (usage.isByok === true) state.eventCredits.byok = true
+}
+
+/** The CLI's own AI-credit limit was reached: it asks the client what to do (the run stops). */
+export function onCreditLimit(state: RunState, event: SessionEvent): void {
+  const data = dataOf(event, 'session_limits_exhausted.requested')
+  if (!data) return
+  state.creditLimitReached = {
+    ...(data.usedAiCredits === undefined ? {} : { used: data.usedAiCredits }),
+    ...(data.maxAiCredits === undefined ? {} : { max: data.maxAiCredits })
+  }
+}
+
+/** AI credits used so far, in nano-AIU: the CLI's session total when it gave one, else the events'. */
+export function nanoAiuUsed(state: RunState): number {
+  return state.nanoAiu?.value ?? Math.max(state.eventCredits.live, state.eventCredits.receipts)
 }
 
 /**
@@ -54,10 +89,16 @@ export function applyMetrics(state: RunState, data: unknown, source: MetricSourc
     m.modelMetrics && Object.keys(m.modelMetrics).length > 0 ? m.modelMetrics : undefined
   )
   const currentModel = first((m) => m.currentModel)
+  const nanoAiu = first((m) => m.totalNanoAiu)
+  const creditsStatus = first((m) => m.aiCreditsStatus)
 
   const wins = (current: Sourced<unknown> | undefined): boolean =>
     current === undefined || current.source <= source
   if (premium !== undefined && wins(state.premium)) state.premium = { value: premium, source }
+  if (nanoAiu !== undefined && wins(state.nanoAiu)) state.nanoAiu = { value: nanoAiu, source }
+  if (creditsStatus !== undefined && wins(state.creditsStatus)) {
+    state.creditsStatus = { value: creditsStatus, source }
+  }
   if (apiMs !== undefined && wins(state.apiMs)) state.apiMs = { value: apiMs, source }
   if (code !== undefined && wins(state.code)) {
     state.code = {

@@ -22,7 +22,7 @@ import type {
   ToolStats
 } from '../../reporting/types.js'
 import type { Ending, Phase } from './inputs.js'
-import type { SessionEvent } from '../../cli/protocol.js'
+import type { AiCreditsStatus, SessionEvent } from '../../cli/protocol.js'
 import { clip, normalizeSecrets, redactNormalized } from '../../text/safe-text.js'
 /** Bounds on what the state keeps. Exported for tests and documentation. */
 export const REPORT_LIMITS = {
@@ -81,6 +81,10 @@ export interface StateOptions {
   commandTimeoutMs?: number
   /** max-tokens: input + output tokens over all models; the run stops when it is reached. */
   maxTokens?: number
+  /** max-ai-credits: AI credits the run may use; the action stops the session when reached. */
+  maxAiCredits?: number
+  /** The model is the user's own provider (BYOK): it bills them, Copilot reports no credits. */
+  byok?: boolean
 }
 
 export interface PendingTool {
@@ -180,6 +184,16 @@ export interface RunState {
   eventModels: Map<string, ModelUsage>
   eventPremium: number
   eventApiMs: number
+  /**
+   * AI credits from the per-call events, in nano-AIU: `live` summed over `assistant.usage`,
+   * `receipts` over `session.usage_record` (the same calls: the larger sum counts); `priced` and
+   * `unpriced` count the calls that did and did not report an amount; `byok` when one said so.
+   */
+  eventCredits: { live: number; receipts: number; priced: number; unpriced: number; byok: boolean }
+  /** The CLI's own `sessionLimits.maxAiCredits` was exhausted (it waits for an answer). */
+  creditLimitReached: { used?: number; max?: number } | undefined
+  nanoAiu: Sourced<number> | undefined
+  creditsStatus: Sourced<AiCreditsStatus> | undefined
   premium: Sourced<number> | undefined
   apiMs: Sourced<number> | undefined
   code: Sourced<{ linesAdded: number; linesRemoved: number; files: string[] }> | undefined
@@ -245,6 +259,10 @@ export function createState(options: StateOptions): RunState {
     eventModels: new Map(),
     eventPremium: 0,
     eventApiMs: 0,
+    eventCredits: { live: 0, receipts: 0, priced: 0, unpriced: 0, byok: false },
+    creditLimitReached: undefined,
+    nanoAiu: undefined,
+    creditsStatus: undefined,
     premium: undefined,
     apiMs: undefined,
     code: undefined,

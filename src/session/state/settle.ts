@@ -6,6 +6,8 @@ import type { Ending } from './inputs.js'
 import type { RunState } from './run-state.js'
 import type { RunStatus } from '../../reporting/types.js'
 import { formatMinutes } from '../../text/safe-text.js'
+import { aiCreditsOf, formatCredits } from '../../reporting/credits.js'
+import { nanoAiuUsed } from './metrics.js'
 /**
  * Whether the run should stop waiting for the agent, and why: it went idle, the session
  * reported an error, or the sandbox the run passed to the CLI did not engage (in any mode: the
@@ -22,6 +24,20 @@ export function stopReason(
   if (limit !== undefined && state.phase === 'working') {
     const used = tokensUsed(state)
     if (used >= limit) return { kind: 'budget', used, limit }
+  }
+  // The CLI's own limit (sessionLimits.maxAiCredits) only asks the agent to wrap up, then waits
+  // for an answer: the action stops the session at the limit itself, with the patch kept.
+  const credits = state.options.maxAiCredits
+  if (credits !== undefined && state.phase === 'working') {
+    const used = aiCreditsOf(nanoAiuUsed(state))
+    if (used >= credits || state.creditLimitReached !== undefined) {
+      return {
+        kind: 'budget',
+        used: Math.max(used, state.creditLimitReached?.used ?? 0),
+        limit: credits,
+        input: 'max-ai-credits'
+      }
+    }
   }
   // The CLI has already retried; some versions let autopilot prompt again and again after an
   // error. The run ends at the first one, the same way on every version.
@@ -98,6 +114,15 @@ export function settle(state: RunState): Settled {
         }
       }
     case 'budget':
+      if (ending.input === 'max-ai-credits') {
+        return {
+          status: 'budget-exceeded',
+          error: {
+            message: `The agent used ${formatCredits(ending.used)} AI credits, reaching max-ai-credits (${formatCredits(ending.limit)}): the session was stopped.`,
+            type: 'max-ai-credits'
+          }
+        }
+      }
       return {
         status: 'budget-exceeded',
         error: {

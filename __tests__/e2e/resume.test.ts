@@ -1,0 +1,165 @@
+/**
+ * Continue where it stopped (issue 31), end to end on the real Copilot CLI (offline, scripted
+ * model) with the fake GitHub API: the checkpoint every run writes (its contents, no secret of the
+ * run in it, its digest in the sticky comment), and resuming from it in a later run.
+ */
+import { execFileSync } from 'node:child_process'
+import fs from 'node:fs'
+import path from 'node:path'
+import { Checkpoint, markedDigest, sha256 } from '../../src/checkpoint/format.js'
+import { encodedForms } from '../../src/text/safe-text.js'
+import { startFakeGitHub, type FakeGitHub } from '../../test-support/github-api.js'
+import { startModelServer, type ModelServer, type Script } from '../../test-support/model-server.js'
+import {
+  EXAMPLE_POLICY,
+  makeWorkspace,
+  runAction,
+  waitGone,
+  type ActionResult,
+  type Workspace
+} from '../../test-support/action.js'
+
+const MODEL = 'claude-sonnet-4.5'
+/** Secrets of the run, planted where the agent's tools will print them. */
+const PROVIDER_KEY = 'sk-provider-Secret-7c1e9a4b2d'
+const RUNTIME_TOKEN = 'actions-runtime-Secret-55f0b3'
+const PR = 7
+
+let workspace: Workspace
+let model: ModelServer | undefined
+let github: FakeGitHub
+
+function git(...args: string[]): string {
+  return execFileSync('git', args, { cwd: workspace.dir, encoding: 'utf8' }).trim()
+}
+
+beforeEach(async () => {
+  workspace = makeWorkspace({
+    '.github/copilot-policy.yml': EXAMPLE_POLICY,
+    'src/calc.js': 'export const sum = (a, b) => Math.abs(a) + Math.abs(b)\n',
+    // what the agent reads back: the run's own secrets, as a careless project might hold them
+    'notes.txt': `provider key ${PROVIDER_KEY}\nruntime ${RUNTIME_TOKEN}\n`
+  })
+  git('init', '-q', '-b', 'main')
+  git('add', '-A')
+  git('-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-q', '-m', 'start')
+  github = await startFakeGitHub()
+  github.setPermission('octocat', 'write')
+})
+afterEach(async () => {
+  await model?.close()
+  model = undefined
+  await github.close()
+  workspace.cleanup()
+})
+
+async function runOnPullRequest(
+  script: Script,
+  inputs: Record<string, string> = {},
+  event: Record<string, unknown> = {
+    action: 'opened',
+    number: PR,
+    pull_request: { number: PR },
+    sender: { login: 'octocat', type: 'User' }
+  },
+  eventName = 'pull_request'
+): Promise<ActionResult> {
+  await model?.close()
+  model = await startModelServer(script)
+  const eventPath = path.join(workspace.runnerTemp, 'event.json')
+  fs.writeFileSync(eventPath, JSON.stringify(event))
+  const result = await runAction({
+    workspace,
+    inputs: {
+      prompt: 'Fix sum() for negative numbers',
+      model: MODEL,
+      'provider-type': 'openai',
+      'provider-base-url': model.url,
+      'provider-api-key': PROVIDER_KEY,
+      'github-token': 'user-token',
+      ...inputs
+    },
+    env: {
+      GITHUB_EVENT_NAME: eventName,
+      GITHUB_EVENT_PATH: eventPath,
+      GITHUB_API_URL: github.url,
+      ACTIONS_RUNTIME_TOKEN: RUNTIME_TOKEN
+    }
+  })
+  expect(await waitGone(result.cliPids)).toEqual([])
+  return result
+}
+
+const bash = (command: string) => ({
+  toolCalls: [{ name: 'bash', arguments: { command, description: command } }]
+})
+const fix = () => ({
+  toolCalls: [
+    {
+      name: 'edit',
+      arguments: {
+        path: path.join(workspace.dir, 'src', 'calc.js'),
+        old_str: 'Math.abs(a) + Math.abs(b)',
+        new_str: 'a + b'
+      }
+    }
+  ]
+})
+
+/** Run 1: reads the secrets, fixes the file, and is stopped by max-tokens before it finishes. */
+const STOPPED_RUN: () => Script = () => [
+  bash('cat notes.txt'),
+  fix(),
+  bash('npm test'),
+  bash('git status'),
+  bash('git status')
+]
+
+describe('the checkpoint', () => {
+  it('is written at a budget stop with the session, the patch and the starting commit, its digest in the comment, no secret in it', async () => {
+    const start = git('rev-parse', 'HEAD')
+    const result = await runOnPullRequest(STOPPED_RUN(), { 'max-tokens': '300' })
+    expect(result.outputs.status).toBe('budget-exceeded')
+    // the secret did reach the session (the model saw the tool output, redacted or not)
+    expect(model!.toolResults().join('\n')).toContain('provider key')
+    const file = result.outputs['checkpoint-path']!
+    expect(file).toBe(path.join(workspace.runnerTemp, `${path.basename(file)}`))
+    expect(file.endsWith('.checkpoint.json')).toBe(true)
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600)
+    const bytes = fs.readFileSync(file)
+    const checkpoint = Checkpoint.parse(JSON.parse(bytes.toString('utf8')))
+    expect(checkpoint.sessionId).toBe(result.report!.sessionId)
+    expect(checkpoint.startCommit).toBe(start)
+    expect(checkpoint.target).toEqual({ kind: 'pr', number: PR })
+    expect(checkpoint.run).toMatchObject({
+      runId: '4242',
+      status: 'budget-exceeded',
+      stoppedAt: '`max-tokens` 300'
+    })
+    expect(checkpoint.patch).toContain('+export const sum = (a, b) => a + b')
+    expect(checkpoint.policySha256).toBe(
+      sha256(fs.readFileSync(path.join(workspace.dir, '.github/copilot-policy.yml')))
+    )
+    const names = checkpoint.files.map((f) => f.path)
+    expect(names).toContain('events.jsonl')
+    expect(names).toContain('workspace.yaml')
+    const events = Buffer.from(
+      checkpoint.files.find((f) => f.path === 'events.jsonl')!.content,
+      'base64'
+    ).toString('utf8')
+    expect(events).toContain('cat notes.txt')
+    // No secret of the run, in any form, anywhere in it: the file, and every file decoded.
+    const everything = [
+      bytes.toString('utf8'),
+      ...checkpoint.files.map((f) => Buffer.from(f.content, 'base64').toString('latin1'))
+    ].join('\n')
+    for (const secret of [PROVIDER_KEY, RUNTIME_TOKEN]) {
+      for (const form of encodedForms(secret)) expect(everything).not.toContain(form)
+    }
+    expect(events).toContain('provider key ***')
+    // The sticky comment records the digest and the run, in its last line.
+    const comment = github.comments('octo', 'repo', PR).at(-1)!
+    expect(markedDigest(comment.body)).toEqual({ runId: '4242', digest: sha256(bytes) })
+    expect(result.report!.checkpoint).toMatchObject({ path: file, sha256: sha256(bytes), cut: [] })
+  })
+})
