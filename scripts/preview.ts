@@ -232,6 +232,17 @@ const ReportSchema = z.strictObject({
   }),
   repository: z.string().optional(),
   commit: z.string().optional(),
+  checkout: z
+    .strictObject({ repository: z.string(), from: z.enum(['origin', 'workflow']) })
+    .optional(),
+  run: z
+    .strictObject({
+      url: z.string(),
+      id: z.string(),
+      attempt: z.number().optional(),
+      job: z.string().optional()
+    })
+    .optional(),
   lastActivity: z.array(z.string()),
   stopReason: z.string().optional(),
   workingDirectory: z.string().optional(),

@@ -100,6 +100,17 @@ export async function run(
       if (published.failure !== undefined) failStep(published.failure)
       return { report: null, outputs: published.outputs }
     }
+    if (settings.mode === 'rollup') {
+      const { rollupMode } = await import('./modes/rollup.js')
+      try {
+        const rolled = await rollupMode(settings, env)
+        if (rolled.failure !== undefined) failStep(rolled.failure)
+        return { report: null, outputs: rolled.outputs }
+      } catch (error) {
+        failStep(messageOf(error))
+        return { report: null, outputs: {} }
+      }
+    }
     const event = readEvent(env)
     if (event.problem) log.warning(event.problem)
     const refusal = await refuseActor(settings, env, event)

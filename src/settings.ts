@@ -10,6 +10,7 @@ import { isInside, namedInside, readTreeFile, workspaceRoots } from './tree-file
 import { parseSafeOutputs, type SafeOutputKind } from './session/safe-output-kinds.js'
 import type { Provider } from './cli/session-config.js'
 import { invalidPassthrough } from './wall/environment.js'
+import { rollupInputs, type RollupSettings } from './rollup-inputs.js'
 
 /** The Copilot CLI version this action is tested against and installs by default. */
 export const DEFAULT_CLI_VERSION = '1.0.102'
@@ -22,9 +23,10 @@ export type ReasoningEffort = (typeof REASONING_EFFORTS)[number]
 export interface Settings {
   /**
    * `run` the agent; only `check-policy` (validate, lint and test the policy) for CI; or
-   * `publish` the agent job's patch and proposals (no agent; modes/publish.ts).
+   * `publish` the agent job's patch and proposals (no agent; modes/publish.ts); or `rollup` the
+   * reports of one task across many repositories into a tracking issue (no agent; modes/rollup.ts).
    */
-  mode: 'run' | 'check-policy' | 'publish'
+  mode: 'run' | 'check-policy' | 'publish' | 'rollup'
   prompt: string
   policyPath: string
   model?: string
@@ -113,6 +115,8 @@ export interface Settings {
   allowedLabels: string[]
   /** protected-branches: more long-lived branch names or globs push-to: pr-branch never pushes to. */
   protectedBranches: string[]
+  /** `mode: rollup` (issue 32): its inputs; set only in that mode. */
+  rollup?: RollupSettings
 }
 
 /** Whether the CLI has a credential: a BYOK provider, or a token for Copilot. */
@@ -266,7 +270,7 @@ export function readSettings(input: InputReader, env: NodeJS.ProcessEnv = proces
     )
   }
 
-  const mode = oneOf('mode', input('mode'), ['run', 'check-policy', 'publish'], 'run')
+  const mode = oneOf('mode', input('mode'), ['run', 'check-policy', 'publish', 'rollup'], 'run')
   const promptInput = input('prompt')
   const promptFile = input('prompt-file')
   if (mode === 'run' && (promptInput === '') === (promptFile === '')) {
@@ -405,7 +409,8 @@ export function readSettings(input: InputReader, env: NodeJS.ProcessEnv = proces
       ...(provider ? urlSecrets(provider.baseUrl) : []),
       ...runnerSecrets(env)
     ].filter((s): s is string => !!s && s.length >= 4),
-    ...publishInputs(input, workspace, mode)
+    ...publishInputs(input, workspace, mode),
+    ...rollupInputs(input, workspace, mode)
   }
 }
 

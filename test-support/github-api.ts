@@ -22,6 +22,9 @@
  * the rulesets `addRuleset` made whose pattern matches: `*` within a segment, `**` any depth),
  * `GET /repos/:owner/:repo/labels/:name` (GitHub's default labels and those of `addLabel`, compared
  * case-insensitively; 404 for others).
+ * Issues: `POST /repos/:owner/:repo/issues` (kept, body at most 65,536 characters like the
+ * real API), `GET /repos/:owner/:repo/issues` (newest first, `state`, `per_page`),
+ * `GET|PATCH /repos/:owner/:repo/issues/:number`; `addIssue` seeds one.
  * Faults: `failNext` makes the next matching requests answer with a given status. Every request is
  * logged (method, path, query, status, who) for assertions; tokens are never logged.
  */
@@ -91,6 +94,20 @@ export interface FakePullRequest {
   headRepo?: string
 }
 
+/** An issue opened through the API (`POST /repos/:o/:r/issues`), or seeded with `addIssue`. */
+export interface FakeIssue {
+  owner: string
+  repo: string
+  number: number
+  html_url: string
+  title: string
+  body: string | null
+  labels: string[]
+  state: 'open' | 'closed'
+  /** How many times its body or title was changed through the API. */
+  edits: number
+}
+
 export interface LoggedRequest {
   method: string
   /** Path without the query string, e.g. `/repos/o/r/issues/1/comments`. */
@@ -127,6 +144,10 @@ export interface FakeGitHub {
   requests: LoggedRequest[]
   /** Pull requests opened through the API (live objects; labels added to them too). */
   pulls: FakePullRequest[]
+  /** Issues opened through the API or seeded (live objects), in order. */
+  issues: FakeIssue[]
+  /** Seed an issue in `owner/repo` with `body`; returns it (its number is the next free one). */
+  addIssue(owner: string, repo: string, title: string, body: string | null): FakeIssue
   /** The comments of one issue or PR, oldest first (live objects). */
   comments(owner: string, repo: string, number: number): FakeComment[]
   /**
@@ -223,6 +244,37 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
         )
         .join('.*')}$`
     )
+  const issues: FakeIssue[] = []
+  const makeIssue = (
+    owner: string,
+    repo: string,
+    title: string,
+    body: string | null,
+    labels: string[]
+  ): FakeIssue => {
+    const number = ++nextIssueNumber
+    const issue: FakeIssue = {
+      owner,
+      repo,
+      number,
+      html_url: `https://github.com/${owner}/${repo}/issues/${number}`,
+      title,
+      body,
+      labels,
+      state: 'open',
+      edits: 0
+    }
+    issues.push(issue)
+    return issue
+  }
+  const issueView = (issue: FakeIssue): Record<string, unknown> => ({
+    number: issue.number,
+    html_url: issue.html_url,
+    title: issue.title,
+    body: issue.body,
+    state: issue.state,
+    labels: issue.labels.map((name) => ({ name }))
+  })
   let nextIssueNumber = 100
   let clock = Date.parse('2024-01-01T00:00:00Z')
   let baseUrl = ''
@@ -615,15 +667,66 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
           return
         }
         if (rest === '/issues' && method === 'POST') {
-          const number = ++nextIssueNumber
-          send(201, {
-            number,
-            html_url: `https://github.com/${owner}/${repo}/issues/${number}`,
-            title: fields.title,
-            body: fields.body,
-            labels: fields.labels ?? []
-          })
+          if (typeof fields.title !== 'string') {
+            error(422, 'Validation Failed')
+            return
+          }
+          if (typeof fields.body === 'string' && fields.body.length > MAX_BODY) {
+            error(422, 'Validation Failed: body is too long (maximum is 65536 characters)')
+            return
+          }
+          const issue = makeIssue(
+            owner,
+            repo,
+            fields.title,
+            typeof fields.body === 'string' ? fields.body : null,
+            Array.isArray(fields.labels) ? fields.labels.map(String) : []
+          )
+          send(201, issueView(issue))
           return
+        }
+        if (rest === '/issues' && method === 'GET') {
+          const state = query.state ?? 'open'
+          const perPage = Math.min(Math.max(Number(query.per_page ?? defaultPerPage) || 30, 1), 100)
+          const found = issues
+            .filter(
+              (i) =>
+                i.owner.toLowerCase() === owner.toLowerCase() &&
+                i.repo.toLowerCase() === repo.toLowerCase() &&
+                (state === 'all' || i.state === state)
+            )
+            .reverse()
+            .slice(0, perPage)
+          send(200, found.map(issueView))
+          return
+        }
+        const oneIssue = /^\/issues\/(\d+)$/.exec(rest)
+        if (oneIssue) {
+          const issue = issues.find(
+            (i) =>
+              i.owner.toLowerCase() === owner.toLowerCase() &&
+              i.repo.toLowerCase() === repo.toLowerCase() &&
+              i.number === Number(oneIssue[1])
+          )
+          if (!issue) {
+            error(404, 'Not Found')
+            return
+          }
+          if (method === 'GET') {
+            send(200, issueView(issue))
+            return
+          }
+          if (method === 'PATCH') {
+            if (typeof fields.body === 'string' && fields.body.length > MAX_BODY) {
+              error(422, 'Validation Failed: body is too long (maximum is 65536 characters)')
+              return
+            }
+            if (typeof fields.body === 'string') issue.body = fields.body
+            if (typeof fields.title === 'string') issue.title = fields.title
+            issue.edits++
+            send(200, issueView(issue))
+            return
+          }
         }
         const labels = /^\/issues\/(\d+)\/labels$/.exec(rest)
         if (labels && method === 'POST') {
@@ -651,6 +754,8 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
     requests,
     comments: (owner, repo, number) => issueComments(owner, repo, number),
     pulls,
+    issues,
+    addIssue: (owner, repo, title, body) => makeIssue(owner, repo, title, body, []),
     addComment: (owner, repo, number, body, author = 'someone') =>
       newComment(
         owner,

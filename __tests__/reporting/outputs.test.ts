@@ -5,6 +5,7 @@ import YAML from 'yaml'
 import {
   OUTPUT_NAMES,
   WRITE_BACK_OUTPUT_NAMES,
+  ROLLUP_OUTPUT_NAMES,
   actionOutputs,
   verifyPassed
 } from '../../src/reporting/outputs.js'
@@ -161,7 +162,7 @@ describe('action.yml', () => {
 
   it('declares exactly the outputs the action sets', () => {
     expect(Object.keys(outputs).sort()).toEqual(
-      [...OUTPUT_NAMES, ...WRITE_BACK_OUTPUT_NAMES].sort()
+      [...OUTPUT_NAMES, ...WRITE_BACK_OUTPUT_NAMES, ...ROLLUP_OUTPUT_NAMES].sort()
     )
   })
 

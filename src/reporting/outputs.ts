@@ -32,6 +32,13 @@ export const WRITE_BACK_OUTPUT_NAMES = [
   'safe-outputs-sha256'
 ] as const
 
+/** The outputs of `mode: rollup` (modes/rollup.ts), also in action.yml. */
+export const ROLLUP_OUTPUT_NAMES = [
+  'rollup-counts',
+  'tracking-issue',
+  'tracking-issue-url'
+] as const
+
 /** What the outputs need besides the report: where things were written or posted. */
 export interface OutputExtras {
   /** Where the JSON report was written (absent or '' when it could not be). */

@@ -13,7 +13,8 @@ import { createCommentPublisher, type CommentPublisher } from './publish-comment
 import { renderComment, renderSummary } from './render.js'
 import { resolveTarget, type Target } from './target.js'
 import { runnerRepository, type RunnerEvent } from '../github/event.js'
-import type { Report } from './types.js'
+import { checkoutOriginUrl, parseRemoteUrl } from '../github/origin.js'
+import type { CheckoutRecord, Report, RunRecord } from './types.js'
 
 export interface PublishOptions {
   settings: Settings
@@ -31,7 +32,9 @@ export async function publish(
   const { settings, comments, runUrl } = options
   // The one door (redacted-writes.ts): the report is redacted whole, once complete, before
   // anything is rendered from it; every writer below redacts what it writes once more.
-  report = redactSecretsDeep(withRunContext(report, process.env))
+  report = redactSecretsDeep(
+    withRunContext(report, process.env, checkoutOriginUrl(settings.workingDirectory))
+  )
   let reportPath: string | undefined = settings.reportPath
   try {
     writeJsonFile(settings.reportPath, report)
@@ -80,20 +83,56 @@ export async function publish(
 /**
  * The report with the repository and commit it ran on, from the runner's environment, so the
  * comment can link files as the run saw them (the checkout's HEAD when git told it, else
- * GITHUB_SHA). A report that has them keeps them.
+ * GITHUB_SHA). The repository is the checkout's `origin` (`originUrl`) when that names one on the
+ * run's server, else the workflow's: in a run over many repositories they differ. The workflow
+ * run's link goes in too, for a roll-up. A report that has them keeps them.
  */
-export function withRunContext(report: Report, env: NodeJS.ProcessEnv): Report {
+export function withRunContext(report: Report, env: NodeJS.ProcessEnv, originUrl?: string): Report {
   const server = (env.GITHUB_SERVER_URL ?? 'https://github.com').replace(/\/+$/, '')
-  const repo = runnerRepository(env)
+  const workflowRepo = runnerRepository(env)
+  const remote = originUrl === undefined ? undefined : parseRemoteUrl(originUrl)
+  const serverHost = hostOf(server)
+  const checkout: CheckoutRecord | undefined =
+    remote !== undefined && serverHost !== undefined && remote.host === serverHost
+      ? { repository: `${remote.owner}/${remote.name}`, from: 'origin' }
+      : workflowRepo !== undefined
+        ? { repository: `${workflowRepo.owner}/${workflowRepo.repo}`, from: 'workflow' }
+        : undefined
   const commit = report.changes?.base ?? env.GITHUB_SHA
+  const run = runRecord(env)
   return {
     ...report,
-    ...(report.repository === undefined && repo !== undefined
-      ? { repository: `${server}/${repo.owner}/${repo.repo}` }
+    ...(report.repository === undefined && checkout !== undefined
+      ? { repository: `${server}/${checkout.repository}` }
       : {}),
+    ...(report.checkout === undefined && checkout !== undefined ? { checkout } : {}),
+    ...(report.run === undefined && run !== undefined ? { run } : {}),
     ...(report.commit === undefined && commit !== undefined && /^[0-9a-f]{7,64}$/i.test(commit)
       ? { commit }
       : {})
+  }
+}
+
+function hostOf(url: string): string | undefined {
+  try {
+    return new URL(url).hostname.toLowerCase()
+  } catch {
+    return undefined
+  }
+}
+
+/** The workflow run (this attempt) and the job, from the runner's environment. */
+function runRecord(env: NodeJS.ProcessEnv): RunRecord | undefined {
+  const url = runUrl(env)
+  const id = env.GITHUB_RUN_ID
+  if (url === undefined || id === undefined) return undefined
+  const attempt = Number(env.GITHUB_RUN_ATTEMPT)
+  const hasAttempt = Number.isSafeInteger(attempt) && attempt > 0
+  return {
+    url: hasAttempt ? `${url}/attempts/${attempt}` : url,
+    id,
+    ...(hasAttempt ? { attempt } : {}),
+    ...(env.GITHUB_JOB ? { job: env.GITHUB_JOB } : {})
   }
 }
 

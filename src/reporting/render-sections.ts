@@ -150,7 +150,7 @@ export function evidenceLine(view: View): string | null {
 }
 
 /** `✅ 41 passed`, `✅ exit 0`, `❌ exit 1 · 1 failed, 40 passed`, `⏱ timed out`. */
-function verifyResult(view: View, c: CommandRecord): string {
+export function verifyResult(view: View, c: CommandRecord): string {
   const counts = testCounts(view.clean(c.outputTail))
   const tests = counts === null ? null : formatTestCounts(counts)
   if (passed(c)) return `✅ ${tests ?? 'exit 0'}`

@@ -381,8 +381,35 @@ export interface SafeOutputsRecord {
   path?: string
 }
 
+/** Where the agent worked (see `Report.checkout`). */
+export interface CheckoutRecord {
+  /** `owner/name`. */
+  repository: string
+  /** `origin`: the checkout's remote; `workflow`: GITHUB_REPOSITORY (no usable remote). */
+  from: 'origin' | 'workflow'
+}
+
+/** The workflow run that made a report, for a roll-up over many runs to link to. */
+export interface RunRecord {
+  /** The run's page (this attempt's, when the attempt is known). */
+  url: string
+  /** GITHUB_RUN_ID. */
+  id: string
+  /** GITHUB_RUN_ATTEMPT. */
+  attempt?: number
+  /** The job's id in the workflow (GITHUB_JOB), e.g. `agent`. */
+  job?: string
+}
+
+/**
+ * The report format's version. Fields are only ever added within a version (a reader ignores
+ * the ones it does not know); a field that changes its meaning or goes away makes a new one, and
+ * a reader refuses versions newer than it knows (reporting/report-file.ts).
+ */
+export const REPORT_VERSION = 1
+
 export interface Report {
-  version: 1
+  version: typeof REPORT_VERSION
   status: RunStatus
   sessionId: string | null
   summary: string | null
@@ -441,6 +468,14 @@ export interface Report {
   repository?: string
   /** The commit the workspace was checked out at, to link files as the run saw them. */
   commit?: string
+  /**
+   * The repository the agent worked on, as `owner/name`: the checkout's `origin` remote when it
+   * names a repository on the run's GitHub server (in a run over many repositories, not the
+   * workflow's own), else the workflow's repository. Absent outside Actions with no such remote.
+   */
+  checkout?: CheckoutRecord
+  /** The workflow run that made the report (absent outside Actions). */
+  run?: RunRecord
   /** Per tool name, over every call. `tools` may keep only a bounded subset of the calls. */
   toolStats?: Record<string, ToolStats>
   /** How many tool call records were dropped from `tools` to bound memory (failures are kept). */
