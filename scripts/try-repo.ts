@@ -101,7 +101,7 @@ try {
   for (const group of result.stdout.matchAll(
     /::group::((?:setup|verify): [^\n]*)\n([\s\S]*?)::endgroup::/g
   ))
-    console.log(`--- ${group[1]} ---\n${group[2].trim().slice(-3000)}`)
+    console.log(`--- ${group[1]} ---\n${(group[2] ?? '').trim().slice(-3000)}`)
   if (result.outputs.status !== 'completed') {
     console.log(result.stdout.slice(-4000))
     failed = true
