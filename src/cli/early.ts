@@ -13,6 +13,7 @@ import path from 'node:path'
 import { envInputReader, hasCredential, readSettings, type Settings } from '../settings.js'
 import { findCli, type CliExecutable } from './install.js'
 import { CliProcess } from './process.js'
+import { runMark } from '../wall/process-sweep.js'
 // eslint-disable-next-line @typescript-eslint/no-restricted-imports -- the entry chunk loads only this leaf, not the whole policy engine
 import { inScratchArea } from '../policy/scratch-areas.js'
 import { AUTHORED_EVENTS, isGatedEvent } from '../github/gated-events.js'
@@ -86,7 +87,8 @@ export function spawnCli(
     ...(scratch === undefined ? {} : { scratch }),
     args: env.RUNNER_DEBUG === '1' ? ['--log-level', 'debug'] : [],
     env,
-    secrets: settings.secrets
+    secrets: settings.secrets,
+    mark: runMark(settings.tempDir)
   })
 }
 

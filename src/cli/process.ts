@@ -6,6 +6,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
+import { PROCESS_MARK_VARIABLE } from '../wall/process-sweep.js'
 
 export interface CliProcessOptions {
   executable: string
@@ -21,6 +22,11 @@ export interface CliProcessOptions {
    * whatever its name (a job-level `env:` secret under a name nobody can guess).
    */
   secrets?: readonly string[]
+  /**
+   * The run's process mark (wall/process-sweep.ts `runMark`): set in the CLI's environment, so
+   * that every process the CLI starts carries it and the sweep after each step finds it.
+   */
+  mark?: string
 }
 
 export interface CliExit {
@@ -52,6 +58,15 @@ export function cliEnvironment(
 }
 
 /**
+ * The one variable the action adds to the CLI's environment so that nothing the CLI starts
+ * outlives the run (wall/process-sweep.ts): every process inherits it, `setsid` or not. An
+ * environment allowlist must keep it.
+ */
+export function processMarkEnvironment(mark: string | undefined): Record<string, string> {
+  return mark === undefined ? {} : { [PROCESS_MARK_VARIABLE]: mark }
+}
+
+/**
  * Where the agent's commands keep temporary files: TMPDIR, a directory of `scratch`. The OS
  * sandbox gives them a private /tmp, except where /tmp holds the workspace (self-hosted layouts):
  * then the host's /tmp is read-only to them, and this is where they write. The CLI passes its
@@ -72,6 +87,7 @@ export class CliProcess {
     fs.mkdirSync(options.home, { recursive: true })
     const env = cliEnvironment(options.env ?? process.env, options.secrets)
     env.COPILOT_HOME = options.home
+    Object.assign(env, processMarkEnvironment(options.mark))
     if (options.scratch !== undefined) {
       for (const [name, dir] of Object.entries(scratchEnvironment(options.scratch))) {
         fs.mkdirSync(dir, { recursive: true, mode: 0o700 })

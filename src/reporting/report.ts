@@ -60,6 +60,9 @@ export function toReport(state: RunState, options: ReportOptions): Report {
             kept: state.instructionFiles.kept.map((file) => ({ ...file }))
           }
         }),
+    ...(state.killedProcesses.length === 0
+      ? {}
+      : { killedProcesses: state.killedProcesses.map((killed) => ({ ...killed })) }),
     ...(state.workingDirectory === undefined ? {} : { workingDirectory: state.workingDirectory }),
     plan: { content: state.plan, todos: state.todos.map((todo) => ({ ...todo })) },
     tools: state.tools.map((record) => ({ ...record })),

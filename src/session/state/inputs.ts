@@ -8,6 +8,7 @@ import type {
   CommandRecord,
   CredentialsRecord,
   InstructionFilesRecord,
+  KilledProcessRecord,
   PolicyIssueRecord,
   QuotaRecord,
   SandboxRecord
@@ -57,6 +58,8 @@ export type RunInput =
   | { type: 'credentials'; record: CredentialsRecord }
   /** Instruction files kept from the CLI for the session, and whether they are back. */
   | { type: 'instruction-files'; record: InstructionFilesRecord }
+  /** Processes still running after their step, killed by the sweep. */
+  | { type: 'killed'; processes: readonly KilledProcessRecord[] }
   | {
       type: 'decision'
       requestId: string

@@ -9,6 +9,7 @@ import type {
   CompletionRecord,
   CredentialsRecord,
   InstructionFilesRecord,
+  KilledProcessRecord,
   McpServerRecord,
   ModelUsage,
   PermissionRecord,
@@ -47,6 +48,8 @@ export const REPORT_LIMITS = {
   subagents: 100,
   /** Credential entries named in `credentials.removed`. */
   credentials: 100,
+  /** Killed processes named in `killedProcesses` (the rest are counted in the log). */
+  killedProcesses: 100,
   planChars: 100_000,
   summaryChars: 20_000,
   errorChars: 8000,
@@ -121,6 +124,8 @@ export interface RunState {
   sandboxFailure: string | undefined
   credentials: CredentialsRecord | undefined
   instructionFiles: InstructionFilesRecord | undefined
+  /** Processes still running after their step, killed (bounded by REPORT_LIMITS.killedProcesses). */
+  killedProcesses: KilledProcessRecord[]
   workingDirectory: string | undefined
 
   sessionId: string | null
@@ -202,6 +207,7 @@ export function createState(options: StateOptions): RunState {
     sandboxFailure: undefined,
     credentials: undefined,
     instructionFiles: undefined,
+    killedProcesses: [],
     workingDirectory:
       options.workingDirectory === undefined ? undefined : clean(options.workingDirectory),
     sessionId: null,
