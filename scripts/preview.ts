@@ -114,6 +114,17 @@ const ReportSchema = z.strictObject({
       error: z.string().optional()
     })
     .optional(),
+  killedProcesses: z
+    .array(
+      z.strictObject({
+        pid: z.number(),
+        command: z.string(),
+        step: z.enum(['agent', 'setup', 'verify']),
+        when: z.enum(['after-command', 'after-session']),
+        inWall: z.boolean().optional()
+      })
+    )
+    .optional(),
   instructionFiles: z
     .strictObject({
       kept: z.array(z.strictObject({ path: z.string(), reason: z.string() })),
@@ -207,6 +218,8 @@ const ReportSchema = z.strictObject({
   commands: z.array(
     z.strictObject({
       phase: z.enum(['setup', 'verify']),
+      confinement: z.enum(['sandboxed', 'unconfined', 'no-sandbox']).optional(),
+      network: z.enum(['none', 'shared']).optional(),
       attempt: z.number().optional(),
       command: z.string(),
       exitCode: z.number().nullable(),

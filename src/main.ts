@@ -14,6 +14,7 @@ import { readEvent, type RunnerEvent } from './github/event.js'
 import { addSecrets, log } from './log.js'
 import { checkPolicyOnly } from './modes/check-policy.js'
 import { askerFor } from './pipeline/asker.js'
+import { commandConfinement, sweepAfterSession } from './pipeline/command-confinement.js'
 import { finishRun } from './pipeline/finish.js'
 import { loadCheckedPolicy } from './pipeline/load-policy.js'
 import { followProgress } from './pipeline/live-progress.js'
@@ -187,7 +188,8 @@ async function runAgent(
       })
     : undefined
   let stopped: Promise<void> | undefined
-  const guards: Guards = {}
+  // nothing the run's commands start outlives the session (pipeline/command-confinement.ts)
+  const guards: Guards = { sweep: () => sweepAfterSession(settings, recorder, clean) }
   try {
     if (!cli) throw new UserError(NO_CREDENTIAL)
     // Whether the OS sandbox works here (one bwrap spawn) is found out while the policy loads.
@@ -300,6 +302,7 @@ async function runAgent(
       commandTimeoutMs: settings.commandTimeoutMs,
       scratchDir: path.join(settings.tempDir, 'commands'),
       protectedGroups: [connected.process.pid ?? -1, process.pid],
+      commandConfinement: commandConfinement(settings, env, sandbox, policy),
       redact: clean,
       ...(asker ? { asker } : {}),
       ...(noAskerReason ? { noAskerReason } : {}),

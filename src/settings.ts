@@ -75,6 +75,11 @@ export interface Settings {
    */
   envPassthrough: string[]
   verifyCommands: string[]
+  /**
+   * Setup and verify commands (as written there) that run without the OS sandbox's wall, as the
+   * workflow's own processes: the input `unconfined-commands`. Never the default.
+   */
+  unconfinedCommands: string[]
   commandTimeoutMs: number
   /** No event for this long while the agent is busy counts as a hang. */
   idleTimeoutMs: number
@@ -225,6 +230,29 @@ function envPassthrough(raw: string): string[] {
     out.push(line)
   })
   return out
+}
+
+/**
+ * The input `unconfined-commands`: each line one of the setup or verify commands, exactly as
+ * written there (a command it names runs without the OS sandbox's wall).
+ */
+export function unconfinedCommands(
+  raw: string,
+  setup: readonly string[],
+  verify: readonly string[]
+): string[] {
+  const named: string[] = []
+  for (const [index, text] of raw.split(/\r?\n/).entries()) {
+    const line = text.trim()
+    if (line === '' || line.startsWith('#')) continue
+    if (!setup.includes(line) && !verify.includes(line)) {
+      throw new UserError(
+        `Input 'unconfined-commands', line ${index + 1}: '${line}' is not one of the setup-commands or verify-commands. Write the command exactly as it stands there (one per line), or remove the line.`
+      )
+    }
+    named.push(line)
+  }
+  return named
 }
 
 function oneOf<T extends string>(name: string, raw: string, allowed: readonly T[], fallback: T): T {
@@ -381,6 +409,11 @@ export function readSettings(input: InputReader, env: NodeJS.ProcessEnv = proces
     setupCommands: lines(input('setup-commands')),
     envPassthrough: envPassthrough(input('env-passthrough')),
     verifyCommands: lines(input('verify-commands')),
+    unconfinedCommands: unconfinedCommands(
+      input('unconfined-commands'),
+      lines(input('setup-commands')),
+      lines(input('verify-commands'))
+    ),
     commandTimeoutMs:
       positiveNumber('command-timeout-seconds', input('command-timeout-seconds'), 600) * 1000,
     idleTimeoutMs:

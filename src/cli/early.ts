@@ -13,6 +13,7 @@ import path from 'node:path'
 import { envInputReader, hasCredential, readSettings, type Settings } from '../settings.js'
 import { findCli, type CliExecutable } from './install.js'
 import { CliProcess } from './process.js'
+import { runMark } from '../wall/process-sweep.js'
 // eslint-disable-next-line @typescript-eslint/no-restricted-imports -- the entry chunk loads only this leaf, not the whole policy engine
 import { inScratchArea } from '../policy/scratch-areas.js'
 import { AUTHORED_EVENTS, isGatedEvent } from '../github/gated-events.js'
@@ -111,7 +112,8 @@ export function spawnCli(
     passthrough: settings.envPassthrough,
     ...(confinement === undefined
       ? {}
-      : { confinement, workingDirectory: settings.workingDirectory })
+      : { confinement, workingDirectory: settings.workingDirectory }),
+    mark: runMark(settings.tempDir)
   })
 }
 

@@ -14,6 +14,7 @@ import {
 } from '../wall/environment.js'
 import { wallArguments } from '../wall/cli-sandbox.js'
 import type { CliConfinement } from '../wall/cli-wall.js'
+import { PROCESS_MARK_VARIABLE } from '../wall/process-sweep.js'
 
 export interface CliProcessOptions {
   executable: string
@@ -42,11 +43,25 @@ export interface CliProcessOptions {
   confinement?: CliConfinement
   /** The agent's working directory: the CLI's cwd behind the wall. */
   workingDirectory?: string
+  /**
+   * The run's process mark (wall/process-sweep.ts `runMark`): set in the CLI's environment, so
+   * that every process the CLI starts carries it and the sweep after each step finds it.
+   */
+  mark?: string
 }
 
 export interface CliExit {
   code: number | null
   signal: NodeJS.Signals | null
+}
+
+/**
+ * The one variable the action adds to the CLI's environment so that nothing the CLI starts
+ * outlives the run (wall/process-sweep.ts): every process inherits it, `setsid` or not. An
+ * environment allowlist must keep it.
+ */
+export function processMarkEnvironment(mark: string | undefined): Record<string, string> {
+  return mark === undefined ? {} : { [PROCESS_MARK_VARIABLE]: mark }
 }
 
 export class CliProcess {
@@ -69,10 +84,13 @@ export class CliProcess {
       env: options.env ?? process.env,
       secrets: options.secrets ?? [],
       passthrough: options.passthrough ?? [],
-      added: actionVariables({
-        copilotHome: options.home,
-        ...(options.scratch === undefined ? {} : { scratch: options.scratch })
-      })
+      added: {
+        ...actionVariables({
+          copilotHome: options.home,
+          ...(options.scratch === undefined ? {} : { scratch: options.scratch })
+        }),
+        ...processMarkEnvironment(options.mark)
+      }
     })
     this.environment = { dropped, notListed }
     // No credential goes into the environment: the agent's commands are children of the CLI and

@@ -23,11 +23,17 @@ export interface Guards {
   homeCaches?: HomeCaches
   credentialsStash?: string
   instructionsStash?: string
+  /**
+   * Kills whatever the run's commands left running (pipeline/command-confinement.ts): first of
+   * all once the CLI is gone, before the late audit, the patch and the proposals.
+   */
+  sweep?: () => Promise<void>
 }
 
 /**
  * After the session: once the CLI (and every process the agent started in its sandbox with it) is
- * gone, what was written after the last audit is audited too, HOME's caches are swept, then the
+ * gone, and whatever the run's commands left running is killed, what was written after the last
+ * audit is audited too, HOME's caches are swept, then the
  * credentials and the instruction files go back.
  */
 export async function releaseGuards(
@@ -38,6 +44,14 @@ export async function releaseGuards(
   /** Runs once nothing runs in the workspace any more and the audit is done, before the stashed instruction files go back (the patch). */
   settled?: () => Promise<void>
 ): Promise<void> {
+  if (guards.sweep !== undefined) {
+    await cliStopped?.catch(() => undefined)
+    try {
+      await guards.sweep()
+    } catch (error) {
+      log.warning(`Could not look for processes left running: ${messageOf(error)}`)
+    }
+  }
   if (guards.audit !== undefined || guards.credentialsStash !== undefined) {
     await cliStopped?.catch(() => undefined)
     await lateAudit(guards.audit, recorder)

@@ -39,7 +39,10 @@ export {
   protectedNames,
   sandboxConfigFor,
   sandboxNetwork,
-  type SandboxConfig
+  type SandboxConfig,
+  type SandboxFilesystem,
+  type SandboxNetwork,
+  type SandboxPolicy
 } from './sandbox.js'
 export type { SandboxMode } from './schema.js'
 export { checkPolicy, runPolicyTool, testPolicy } from './tool.js'

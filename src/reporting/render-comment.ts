@@ -17,6 +17,7 @@ import {
   type View
 } from './render-view.js'
 import { formatInt } from '../text/safe-text.js'
+import { wallCommentLine } from './render-wall.js'
 
 export const COMMENT_LIMITS: Limits = {
   summary: 4000,
@@ -52,6 +53,7 @@ export function commentParts(view: View, limits: Limits, trimmed: string[]): (st
     changesSection(view, limits),
     writeBackSection(view, limits),
     toolsLine(view),
+    wallCommentLine(view),
     planSection(view, limits),
     denialsSection(view, limits),
     promptSection(view, limits),

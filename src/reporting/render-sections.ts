@@ -20,6 +20,7 @@ import {
 import { formatTestCounts, testCounts } from './test-counts.js'
 import { codeBlock, formatDuration, formatInt, tailLines } from '../text/safe-text.js'
 import type { CommandRecord, McpServerRecord, PermissionRecord, RunStatus } from './types.js'
+import { confinementTag } from './render-wall.js'
 
 /** How much of each untrusted text a render shows; the trimming steps lower them. */
 export interface Limits {
@@ -572,7 +573,7 @@ function noErrorLine(status: RunStatus): string {
 export function commandLine(view: View, c: CommandRecord, max: number): string {
   const label =
     c.phase === 'setup' ? 'setup' : c.attempt ? `verify (after repair ${c.attempt})` : 'verify'
-  return `**${label}** ${view.code(c.command, max)} · ${commandResult(c)} · ${formatDuration(c.durationMs)}`
+  return `**${label}** ${view.code(c.command, max)} · ${commandResult(c)} · ${formatDuration(c.durationMs)}${confinementTag(c)}`
 }
 
 export function commandResult(c: CommandRecord): string {

@@ -17,6 +17,7 @@ import {
 } from './render-view.js'
 import { formatDuration, formatInt, tableCell } from '../text/safe-text.js'
 import type { PermissionRecord, SubagentRecord, ToolCallRecord } from './types.js'
+import { killedProcessesLine } from './render-wall.js'
 
 export const SUMMARY_LIMITS: Limits = {
   summary: 6000,
@@ -300,7 +301,8 @@ export function permissionSection(view: View, limits: Limits): string {
     sandboxLine(view),
     auditLine(view),
     credentialsLine(view),
-    instructionFilesLine(view)
+    instructionFilesLine(view),
+    killedProcessesLine(view)
   ].filter((line): line is string => line !== null)
   const parts = [
     `#### 🔐 Permissions · ${formatInt(view.allowedTotal)} allowed, ${formatInt(view.deniedTotal)} denied`,

@@ -68,6 +68,9 @@ export function toReport(state: RunState, options: ReportOptions): Report {
             dropped: state.environment.dropped.map((variable) => ({ ...variable }))
           }
         }),
+    ...(state.killedProcesses.length === 0
+      ? {}
+      : { killedProcesses: state.killedProcesses.map((killed) => ({ ...killed })) }),
     ...(state.workingDirectory === undefined ? {} : { workingDirectory: state.workingDirectory }),
     plan: { content: state.plan, todos: state.todos.map((todo) => ({ ...todo })) },
     tools: state.tools.map((record) => ({ ...record })),

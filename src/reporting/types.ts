@@ -180,8 +180,23 @@ export interface ApprovalRecord {
   url?: string
 }
 
+/**
+ * How a setup or verify command ran: `sandboxed` behind the OS sandbox's wall (the filesystem the
+ * agent's shell commands see, its own PID namespace); `unconfined` as the workflow's own process,
+ * because the input `unconfined-commands` names it; `no-sandbox` without a wall, because the OS
+ * sandbox is off or unavailable (then the policy's sandbox record says why).
+ */
+export type CommandConfinement = 'sandboxed' | 'unconfined' | 'no-sandbox'
+
 export interface CommandRecord {
   phase: 'setup' | 'verify'
+  /** How it ran (absent in reports of older versions). */
+  confinement?: CommandConfinement
+  /**
+   * Behind the wall: `none` (no network) when the policy's url rules allow no host, `shared` (the
+   * runner's network, every host: the wall cannot hold a command to the allowed hosts) otherwise.
+   */
+  network?: 'none' | 'shared'
   /** For verify commands after a repair: which repair (1, 2, ...); absent for the first run. */
   attempt?: number
   command: string
@@ -189,6 +204,25 @@ export interface CommandRecord {
   timedOut: boolean
   durationMs: number
   outputTail: string
+}
+
+/**
+ * A process a command started that was still running when its step ended, killed by the action
+ * (wall/process-sweep.ts): nothing the agent's or the workflow's commands start outlives them.
+ */
+export interface KilledProcessRecord {
+  pid: number
+  /** Its command line, redacted and clipped. */
+  command: string
+  /** Which step started it: the agent's shell commands (or the CLI's own), a setup or a verify command. */
+  step: 'agent' | 'setup' | 'verify'
+  /** When it was found: right after its setup or verify command, or once the session had ended. */
+  when: 'after-command' | 'after-session'
+  /**
+   * Found inside the command's OS sandbox (its own PID namespace, which ended with it): `pid` is
+   * as the sandbox numbered it.
+   */
+  inWall?: boolean
 }
 
 export interface ModelUsage {
@@ -431,6 +465,8 @@ export interface Report {
   sandbox?: SandboxRecord
   /** The workspace audit after the agent's work (absent when no audit ran). */
   audit?: AuditRecord
+  /** Processes still running after their step, killed (absent: none). */
+  killedProcesses?: KilledProcessRecord[]
   /** The checkout's credentials, out of the git config during the session (absent: none found). */
   credentials?: CredentialsRecord
   /** Instruction files kept from the CLI for the session (absent: none). */

@@ -140,6 +140,18 @@ export function fold(state: RunState, input: RunInput): RunState {
         notListed: input.record.notListed
       }
       break
+    case 'killed':
+      for (const killed of input.processes) {
+        if (state.killedProcesses.length >= REPORT_LIMITS.killedProcesses) break
+        state.killedProcesses.push({
+          pid: killed.pid,
+          command: clip(clean(state, killed.command), 500),
+          step: killed.step,
+          when: killed.when,
+          ...(killed.inWall === true ? { inWall: true } : {})
+        })
+      }
+      break
     case 'decision':
       state.asks.delete(input.requestId)
       onDecision(state, input.requestId, input.request, input.decision, input.approval)

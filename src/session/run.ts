@@ -19,7 +19,7 @@ import type { Policy } from '../policy/index.js'
 import type { WorkspaceAudit } from './audit.js'
 import { AUTH_FIX, checkAuth } from './auth.js'
 import { premiumQuota, verifyModel } from './account.js'
-import { runCommands, type CommandsOptions } from './setup-verify.js'
+import { runCommands, type CommandsConfinement, type CommandsOptions } from './setup-verify.js'
 import { waitForEnd } from './endings.js'
 import { dataOf } from '../cli/protocol.js'
 import type { Ending, RunInput } from './fold.js'
@@ -73,6 +73,8 @@ export interface RunOptions {
   scratchDir: string
   /** Process groups a command kill must never signal (the CLI's). */
   protectedGroups: number[]
+  /** The wall around the setup and verify commands, and the run's process mark. */
+  commandConfinement?: CommandsConfinement
   redact: (text: string) => string
   /** Who answers the policy's `ask` rules; without one, an ask is denied with `noAskerReason`. */
   asker?: Asker
@@ -523,7 +525,8 @@ export class SessionRun {
       timeoutMs: this.options.commandTimeoutMs,
       signal: this.options.signal,
       protectedGroups: this.options.protectedGroups,
-      redact: this.options.redact
+      redact: this.options.redact,
+      ...(this.options.commandConfinement ? { confinement: this.options.commandConfinement } : {})
     }
   }
 

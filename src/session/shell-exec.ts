@@ -8,12 +8,25 @@
  * grows), its exit code to a second file and its process group id to a third. Exit codes and
  * output are then right on every CLI version, and the action can make sure the whole process
  * group is gone even when the CLI's kill only reached the leader.
+ *
+ * The CLI does not sandbox `session.shell.exec` (measured, CLI 1.0.102): behind the OS sandbox the
+ * wrapper runs the command inside the wall of wall/command-wall.ts. The wrapper also sets the
+ * command's process mark (wall/process-sweep.ts), which everything the command starts inherits.
  */
 import fs from 'node:fs'
 import path from 'node:path'
 import type { SessionApi } from '../cli/session-api.js'
 import { messageOf } from '../errors.js'
 import type { CommandRecord } from '../reporting/types.js'
+import {
+  commandWallArgs,
+  shellQuote,
+  parseLeftovers,
+  type CommandWall,
+  type LeftoverProcess,
+  type WallFacts
+} from '../wall/command-wall.js'
+import { PROCESS_MARK_VARIABLE, sweepLines } from '../wall/process-sweep.js'
 
 export interface PhaseCommand {
   phase: 'setup' | 'verify'
@@ -35,6 +48,15 @@ export interface ShellRunOptions {
   redact: (text: string) => string
   /** Process groups never to signal (the CLI's own, the action's). */
   protectedGroups: number[]
+  /** Run the command behind this wall (absent: as the CLI's own child, unconfined). */
+  wall?: CommandWall
+  /** The command's process mark (wall/process-sweep.ts `commandMark`). */
+  mark?: string
+  /**
+   * What the command left running and its wrapper killed when it ended: inside the wall (`inWall`:
+   * pids as the wall's PID namespace numbers them), or found by the command's mark.
+   */
+  onLeftovers?: (processes: LeftoverProcess[], inWall: boolean) => void
 }
 
 const POLL_MS = 200
@@ -53,17 +75,33 @@ export async function runShellCommand(
     wrapper: path.join(dir, 'run.sh'),
     output: path.join(dir, 'output.log'),
     exit: path.join(dir, 'exit'),
-    pgid: path.join(dir, 'pgid')
+    pgid: path.join(dir, 'pgid'),
+    leftovers: path.join(dir, 'leftovers'),
+    swept: path.join(dir, 'swept')
   }
   fs.writeFileSync(files.script, spec.command + '\n')
   const q = (file: string): string => `'${file.replace(/'/g, `'\\''`)}'`
+  const run =
+    options.wall === undefined
+      ? `bash ${q(files.script)}`
+      : [
+          options.wall.bwrap,
+          ...commandWallArgs(options.wall, spec.command, options.workingDirectory, MACHINE)
+        ]
+          .map(shellQuote)
+          .join(' ')
   fs.writeFileSync(
     files.wrapper,
     [
+      ...(options.mark === undefined
+        ? []
+        : [`export ${PROCESS_MARK_VARIABLE}=${shellQuote(options.mark)}`]),
       // The process group the CLI started the command in (it leads its own group).
       `pgid=$(ps -o pgid= -p $$ 2>/dev/null | tr -d ' '); echo "\${pgid:-$$}" > ${q(files.pgid)}`,
-      `bash ${q(files.script)} > ${q(files.output)} 2>&1 < /dev/null`,
+      `${run} > ${q(files.output)} 2>&1 < /dev/null${options.wall === undefined ? '' : ` 3> ${q(files.leftovers)}`}`,
       'code=$?',
+      // what the command left running, killed before its exit is known (wall/process-sweep.ts)
+      ...(options.mark === undefined ? [] : sweepLines(options.mark, files.swept)),
       `echo $code > ${q(files.exit)}.tmp && mv ${q(files.exit)}.tmp ${q(files.exit)}`,
       ''
     ].join('\n')
@@ -141,6 +179,21 @@ export async function runShellCommand(
   // The exit file is written after the output is complete; give a notification-only exit a moment.
   if (!timedOut && !cancelled && !fs.existsSync(files.exit)) await sleep(POLL_MS)
   drain(true)
+  if (options.onLeftovers !== undefined) {
+    for (const [file, inWall] of [
+      [files.leftovers, true],
+      [files.swept, false]
+    ] as const) {
+      let text: string
+      try {
+        text = fs.readFileSync(file, 'utf8')
+      } catch {
+        continue // nothing was left running, or the wrapper was killed before it looked
+      }
+      const leftovers = parseLeftovers(text)
+      if (leftovers.length > 0) options.onLeftovers(leftovers, inWall)
+    }
+  }
   let exitCode: number | null = null
   if (fs.existsSync(files.exit)) exitCode = Number.parseInt(fs.readFileSync(files.exit, 'utf8'), 10)
   else if (typeof exitFromNotification === 'number') exitCode = exitFromNotification
@@ -211,6 +264,24 @@ function groupAlive(pgid: number | undefined): boolean {
     return true
   } catch {
     return false
+  }
+}
+
+/** This machine's paths, for the wall's mounts. */
+const MACHINE: WallFacts = {
+  entry: (p) => {
+    try {
+      return fs.statSync(p).isDirectory() ? 'dir' : 'file'
+    } catch {
+      return undefined
+    }
+  },
+  link: (p) => {
+    try {
+      return fs.lstatSync(p).isSymbolicLink() ? fs.readlinkSync(p) : undefined
+    } catch {
+      return undefined
+    }
   }
 }
 

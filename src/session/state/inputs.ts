@@ -9,6 +9,7 @@ import type {
   CredentialsRecord,
   EnvironmentRecord,
   InstructionFilesRecord,
+  KilledProcessRecord,
   PolicyIssueRecord,
   QuotaRecord,
   SandboxRecord
@@ -62,6 +63,8 @@ export type RunInput =
   | { type: 'instruction-files'; record: InstructionFilesRecord }
   /** The job's variables kept from the CLI's environment (names only). */
   | { type: 'environment'; record: EnvironmentRecord }
+  /** Processes still running after their step, killed by the sweep. */
+  | { type: 'killed'; processes: readonly KilledProcessRecord[] }
   | {
       type: 'decision'
       requestId: string

@@ -10,6 +10,7 @@ import type {
   CredentialsRecord,
   EnvironmentRecord,
   InstructionFilesRecord,
+  KilledProcessRecord,
   McpServerRecord,
   ModelUsage,
   PermissionRecord,
@@ -48,6 +49,8 @@ export const REPORT_LIMITS = {
   subagents: 100,
   /** Credential entries named in `credentials.removed`. */
   credentials: 100,
+  /** Killed processes named in `killedProcesses` (the rest are counted in the log). */
+  killedProcesses: 100,
   planChars: 100_000,
   summaryChars: 20_000,
   errorChars: 8000,
@@ -127,6 +130,8 @@ export interface RunState {
   credentials: CredentialsRecord | undefined
   instructionFiles: InstructionFilesRecord | undefined
   environment: EnvironmentRecord | undefined
+  /** Processes still running after their step, killed (bounded by REPORT_LIMITS.killedProcesses). */
+  killedProcesses: KilledProcessRecord[]
   workingDirectory: string | undefined
 
   sessionId: string | null
@@ -219,6 +224,7 @@ export function createState(options: StateOptions): RunState {
     credentials: undefined,
     instructionFiles: undefined,
     environment: undefined,
+    killedProcesses: [],
     workingDirectory:
       options.workingDirectory === undefined ? undefined : clean(options.workingDirectory),
     sessionId: null,

@@ -12,6 +12,8 @@ export function onCommand(state: RunState, record: CommandRecord): void {
   const attempt = record.phase === 'verify' ? state.repairs.length : 0
   state.commands.push({
     phase: record.phase,
+    ...(record.confinement === undefined ? {} : { confinement: record.confinement }),
+    ...(record.network === undefined ? {} : { network: record.network }),
     ...(attempt > 0 ? { attempt } : {}),
     command: truncate(clean(state, record.command), 2000),
     exitCode: record.exitCode,

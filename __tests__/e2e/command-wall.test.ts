@@ -1,0 +1,311 @@
+/**
+ * Setup and verify commands behind the wall, and nothing any command started survives the step
+ * (issue 28, point 2). End to end in GitHub's runner layout with the real CLI: a verify command
+ * whose test double-forks a process that keeps writing the proposals file, package.json and the
+ * workspace; an agent's bash command that leaves a `setsid nohup` writer behind; a verify command
+ * that writes HOME, RUNNER_TEMP and the file behind GITHUB_ENV. Nothing of it reaches the host
+ * after the step, the processes are gone, and the report names what was killed.
+ */
+import fs from 'node:fs'
+import path from 'node:path'
+import { startModelServer, type ModelServer, type Script } from '../../test-support/model-server.js'
+import {
+  makeRunnerWorkspace,
+  runAction,
+  scriptedInputs,
+  waitGone,
+  type ActionResult,
+  type RunnerWorkspace
+} from '../../test-support/action.js'
+import { describeWithSandbox } from '../../test-support/sandbox-suite.js'
+
+const SANDBOXED = `version: 1
+extends: ci-fix
+sandbox:
+  mode: required
+rules:
+  - { id: tests, decision: allow, shell: ["node *", "setsid *"] }
+`
+
+const NO_SANDBOX = `version: 1
+extends: ci-fix
+sandbox:
+  mode: off
+rules:
+  - { id: tests, decision: allow, shell: ["node *", "setsid *"] }
+`
+
+/** The agent's tests: every command allowed, so that the writer starts (the walls are what is tested). */
+const agentPolicy = (mode: 'required' | 'off'): string => `version: 1
+default: allow
+sandbox:
+  mode: ${mode}
+`
+
+const PACKAGE = '{"name":"x","scripts":{"test":"node test.js"}}\n'
+
+let ws: RunnerWorkspace
+let model: ModelServer | undefined
+/** A token only the late writers' command lines carry (to find them, and end them after a test). */
+let token: string
+
+/** Pids of the processes whose command line holds `token`. */
+function lateWriters(): number[] {
+  return fs
+    .readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .filter((pid) => {
+      try {
+        return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(token)
+      } catch {
+        return false
+      }
+    })
+    .map(Number)
+}
+
+beforeEach(() => {
+  token = `late-writer-${process.pid}-${Date.now()}`
+})
+
+afterEach(async () => {
+  await model?.close()
+  model = undefined
+  // on the old code the writers outlive the run: never past the test
+  for (const pid of lateWriters()) {
+    try {
+      process.kill(pid, 'SIGKILL')
+    } catch {
+      // gone
+    }
+  }
+  ws.cleanup()
+})
+
+function workspace(policy: string): void {
+  ws = makeRunnerWorkspace({
+    '.github/copilot-policy.yml': policy,
+    'package.json': PACKAGE,
+    'src/index.js': 'export {}\n',
+    // the late writer: after 2 s, for 20 s, every half second, the proposals file, package.json
+    // and the workspace (its name carries the token)
+    [`${token}.sh`]: `sleep 2
+for i in $(seq 40); do
+  sleep 0.5
+  for f in "$RUNNER_TEMP"/*.safe-outputs.json; do echo HACKED > "$f"; done
+  echo x >> package.json
+  echo late >> src/late.txt
+done
+`,
+    // the agent's test: double-forks the late writer (a shell that backgrounds a new session and
+    // exits), then passes
+    'test.js': `require('child_process').spawnSync('sh', ['-c', 'setsid sh ${token}.sh > /dev/null 2>&1 &'], { stdio: 'ignore' })
+console.log('1 test passed')
+`
+  })
+}
+
+const COMPLETE: Script = [
+  { toolCalls: [{ name: 'add_comment', arguments: { body: 'Tests pass.' } }] },
+  { toolCalls: [{ name: 'task_complete', arguments: { summary: 'done' } }] }
+]
+
+async function run(
+  script: Script,
+  extra: Record<string, string> = {},
+  env: Record<string, string> = {}
+): Promise<ActionResult> {
+  model = await startModelServer(script)
+  return await runAction({
+    workspace: ws,
+    inputs: {
+      ...scriptedInputs(model.url),
+      'provider-api-key': 'k',
+      comment: 'off',
+      'safe-outputs': 'comment',
+      ...extra
+    },
+    env: { ...ws.env, ...env }
+  })
+}
+
+/** What the run left on disk; compared again after the late writer would have written. */
+function snapshot(result: ActionResult): Record<string, string | undefined> {
+  const proposals = result.outputs['safe-outputs-path'] ?? ''
+  return {
+    proposals: fs.existsSync(proposals) ? fs.readFileSync(proposals, 'utf8') : undefined,
+    packageJson: ws.read('package.json'),
+    late: ws.read('src/late.txt')
+  }
+}
+
+async function afterTheStep(result: ActionResult): Promise<void> {
+  expect(await waitGone(result.cliPids)).toEqual([])
+  await new Promise((resolve) => setTimeout(resolve, 9000))
+}
+
+describeWithSandbox('setup and verify commands behind the wall', () => {
+  it('a verify command whose test double-forks a writer: the writer dies with the command, and the report names it', async () => {
+    workspace(SANDBOXED)
+    const result = await run(COMPLETE, { 'verify-commands': 'npm test' })
+    expect(result.outputs.status).toBe('completed')
+    const atExit = snapshot(result)
+    await afterTheStep(result)
+
+    // nothing written after the step: not the proposals, not package.json, not the workspace
+    expect(snapshot(result)).toEqual(atExit)
+    expect(atExit.proposals).toContain('Tests pass.')
+    expect(atExit.proposals).not.toContain('HACKED')
+    expect(atExit.packageJson).toBe(PACKAGE)
+    expect(atExit.late).toBeUndefined()
+    expect(lateWriters()).toEqual([])
+
+    const verify = result.report!.commands.find((c) => c.phase === 'verify')
+    expect(verify).toMatchObject({ exitCode: 0, confinement: 'sandboxed', network: 'none' })
+    expect(result.report!.killedProcesses).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          step: 'verify',
+          when: 'after-command',
+          inWall: true,
+          command: expect.stringContaining(token) as unknown
+        })
+      ])
+    )
+    expect(result.summary).toContain('left running')
+    expect(result.stdout).toMatch(/Killed \d+ process(es)? the verify command left running/)
+  })
+
+  it('a verify command that writes HOME, RUNNER_TEMP and the file behind GITHUB_ENV changes nothing on the host', async () => {
+    workspace(SANDBOXED)
+    const githubEnv = path.join(ws.runnerTemp, 'set_env')
+    fs.writeFileSync(githubEnv, '')
+    fs.writeFileSync(path.join(ws.home, '.bashrc'), '# mine\n')
+    const writes = [
+      'echo NODE_OPTIONS=--require=/x >> "$GITHUB_ENV"',
+      'echo pwned >> "$HOME/.bashrc"',
+      'echo pwned > "$HOME/.npmrc"',
+      'echo pwned > "$RUNNER_TEMP/x"',
+      'echo pwned > "$HOME/work/_actions/x.js"',
+      'echo ok > src/written.txt'
+    ].map((w) => `${w} || true`)
+    const result = await run(
+      COMPLETE,
+      { 'verify-commands': writes.join('; ') },
+      { GITHUB_ENV: githubEnv }
+    )
+    expect(result.outputs.status).toBe('completed')
+    expect(fs.readFileSync(githubEnv, 'utf8')).toBe('')
+    expect(fs.readFileSync(path.join(ws.home, '.bashrc'), 'utf8')).toBe('# mine\n')
+    expect(fs.existsSync(path.join(ws.home, '.npmrc'))).toBe(false)
+    expect(fs.existsSync(path.join(ws.runnerTemp, 'x'))).toBe(false)
+    expect(fs.existsSync(path.join(ws.workRoot, '_actions', 'x.js'))).toBe(false)
+    // the workspace is the command's to write
+    expect(ws.read('src/written.txt')).toBe('ok\n')
+  })
+
+  it("a command named in unconfined-commands runs as the workflow's own process, and says so", async () => {
+    workspace(SANDBOXED)
+    const command = 'echo mine > "$RUNNER_TEMP/unconfined.txt"'
+    const result = await run(COMPLETE, {
+      'verify-commands': command,
+      'unconfined-commands': command
+    })
+    expect(result.outputs.status).toBe('completed')
+    expect(fs.readFileSync(path.join(ws.runnerTemp, 'unconfined.txt'), 'utf8')).toBe('mine\n')
+    expect(result.report!.commands[0]).toMatchObject({ confinement: 'unconfined' })
+    expect(result.stdout).toContain('Runs UNCONFINED')
+    expect(result.summary).toMatch(/unconfined/i)
+  })
+
+  it("an agent's setsid nohup writer does not outlive the session", async () => {
+    workspace(agentPolicy('required'))
+    const result = await run([
+      {
+        toolCalls: [
+          {
+            name: 'bash',
+            arguments: {
+              command: `setsid nohup sh ${token}.sh > /dev/null 2>&1 &`,
+              description: 'start'
+            }
+          }
+        ]
+      },
+      ...COMPLETE
+    ])
+    // the writer did start: the command ran
+    expect(result.report!.tools.find((t) => t.name === 'bash')).toMatchObject({
+      outcome: 'succeeded'
+    })
+    const atExit = snapshot(result)
+    await afterTheStep(result)
+    expect(snapshot(result)).toEqual(atExit)
+    expect(lateWriters()).toEqual([])
+  })
+})
+
+describe('without the OS sandbox (sandbox.mode: off)', () => {
+  it('a verify command that double-forks a writer: the sweep kills it when the command ends, and the report says the command ran without the sandbox', async () => {
+    workspace(NO_SANDBOX)
+    const result = await run(COMPLETE, { 'verify-commands': 'npm test' })
+    expect(result.outputs.status).toBe('completed')
+    const atExit = snapshot(result)
+    await afterTheStep(result)
+    expect(snapshot(result)).toEqual(atExit)
+    expect(atExit.proposals).not.toContain('HACKED')
+    expect(atExit.packageJson).toBe(PACKAGE)
+    expect(atExit.late).toBeUndefined()
+    expect(lateWriters()).toEqual([])
+
+    expect(result.report!.commands[0]).toMatchObject({ confinement: 'no-sandbox' })
+    const killed = result.report!.killedProcesses ?? []
+    expect(killed).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          step: 'verify',
+          when: 'after-command',
+          command: expect.stringContaining(token) as unknown
+        })
+      ])
+    )
+    expect(killed.some((k) => k.inWall === true)).toBe(false)
+  })
+
+  it("an agent's `setsid nohup sh -c 'sleep 2; echo x >> package.json' &` is killed after the session and named in the report", async () => {
+    workspace(agentPolicy('off'))
+    const result = await run([
+      {
+        toolCalls: [
+          {
+            name: 'bash',
+            arguments: {
+              // (sleep 8, not 2: the write must come after the session on a slow machine too)
+              command: `setsid nohup sh -c 'sleep 8; echo x >> package.json; : ${token}' > /dev/null 2>&1 &`,
+              description: 'start'
+            }
+          }
+        ]
+      },
+      ...COMPLETE
+    ])
+    expect(result.report!.tools.find((t) => t.name === 'bash')).toMatchObject({
+      outcome: 'succeeded'
+    })
+    const atExit = snapshot(result)
+    await afterTheStep(result)
+    expect(ws.read('package.json')).toBe(PACKAGE)
+    expect(snapshot(result)).toEqual(atExit)
+    expect(lateWriters()).toEqual([])
+    expect(result.report!.killedProcesses).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          step: 'agent',
+          when: 'after-session',
+          command: expect.stringContaining(token) as unknown
+        })
+      ])
+    )
+    expect(result.summary).toContain('left running')
+  })
+})
