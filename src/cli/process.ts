@@ -6,12 +6,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
-import {
-  actionVariables,
-  agentEnvironment,
-  commandTempDir,
-  type DroppedVariable
-} from '../wall/environment.js'
+import { agentEnvironment, commandTempDir, type DroppedVariable } from '../wall/environment.js'
 
 export interface CliProcessOptions {
   executable: string
@@ -58,10 +53,10 @@ export class CliProcess {
       env: options.env ?? process.env,
       secrets: options.secrets ?? [],
       passthrough: options.passthrough ?? [],
-      added: actionVariables({
+      action: {
         copilotHome: options.home,
         ...(options.scratch === undefined ? {} : { scratch: options.scratch })
-      })
+      }
     })
     this.environment = { dropped, notListed }
     // No credential goes into the environment: the agent's commands are children of the CLI and
