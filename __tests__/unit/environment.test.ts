@@ -4,7 +4,6 @@
  * format, a writable root of the CLI's sandbox and the runner's own files never pass.
  */
 import {
-  actionVariables,
   agentEnvironment,
   describeEnvironment,
   GIT_HOUSEKEEPING_OFF,
@@ -175,7 +174,7 @@ describe('agentEnvironment', () => {
       env: JOB,
       secrets: [TOKEN],
       passthrough: ['*'],
-      added: actionVariables({ copilotHome: '/r/copilot-home', scratch: '/r/scratch' })
+      action: { copilotHome: '/r/copilot-home', scratch: '/r/scratch' }
     })
     expect(env).toMatchObject({
       ...GIT_HOUSEKEEPING_OFF,
@@ -190,7 +189,7 @@ describe('agentEnvironment', () => {
     const plain = agentEnvironment({
       env: JOB,
       secrets: [],
-      added: actionVariables({ copilotHome: '/r/h' })
+      action: { copilotHome: '/r/h' }
     }).env
     expect([plain.TMPDIR, plain.TMP, plain.TEMP]).toEqual([undefined, undefined, undefined])
     // nothing of the job's secrets, in any form, whatever the passthrough

@@ -25,6 +25,17 @@ describe('settings', () => {
     expect(() => read({ 'prompt-file': 'missing.md' })).toThrow(/which does not exist/)
   })
 
+  it('reads env-passthrough as names and globs, one a line, and names the line of a bad one', () => {
+    expect(read({ prompt: 'x' }).envPassthrough).toEqual([])
+    expect(
+      read({ prompt: 'x', 'env-passthrough': 'NODE_OPTIONS\n# a comment\n\n  MY_APP_*  \n' })
+        .envPassthrough
+    ).toEqual(['NODE_OPTIONS', 'MY_APP_*'])
+    expect(() => read({ prompt: 'x', 'env-passthrough': 'NODE_OPTIONS\nMY_APP=1' })).toThrow(
+      /^Input 'env-passthrough', line 2: 'MY_APP=1' is not a variable name or a glob of \* and \?/
+    )
+  })
+
   it('refuses a working-directory that is a symlink out of the workspace', () => {
     const elsewhere = fs.mkdtempSync(path.join(os.tmpdir(), 'settings-elsewhere-'))
     try {

@@ -6,12 +6,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
-import {
-  actionVariables,
-  agentEnvironment,
-  commandTempDir,
-  type DroppedVariable
-} from '../wall/environment.js'
+import { agentEnvironment, commandTempDir, type DroppedVariable } from '../wall/environment.js'
 import { wallArguments } from '../wall/cli-sandbox.js'
 import type { CliConfinement } from '../wall/cli-wall.js'
 import { PROCESS_MARK_VARIABLE } from '../wall/process-sweep.js'
@@ -84,14 +79,13 @@ export class CliProcess {
       env: options.env ?? process.env,
       secrets: options.secrets ?? [],
       passthrough: options.passthrough ?? [],
-      added: {
-        ...actionVariables({
-          copilotHome: options.home,
-          ...(options.scratch === undefined ? {} : { scratch: options.scratch })
-        }),
-        ...processMarkEnvironment(options.mark)
+      action: {
+        copilotHome: options.home,
+        ...(options.scratch === undefined ? {} : { scratch: options.scratch })
       }
     })
+    // the run's process mark, one of the action's own variables (wall/process-sweep.ts)
+    Object.assign(env, processMarkEnvironment(options.mark))
     this.environment = { dropped, notListed }
     // No credential goes into the environment: the agent's commands are children of the CLI and
     // could read it from /proc/<pid>/environ. The token is handed over JSON-RPC instead

@@ -260,8 +260,8 @@ export interface AgentEnvironmentOptions {
   secrets: readonly string[]
   /** env-passthrough: names or simple globs (`*`, `?`) of the job's variables to pass as well. */
   passthrough?: readonly string[]
-  /** The variables the action itself adds (`actionVariables`): set last, never judged. */
-  added?: Readonly<Record<string, string>>
+  /** What the action itself adds (`actionVariables`): set last, never judged by the allowlist. */
+  action?: ActionVariablesOptions
 }
 
 export interface AgentEnvironment {
@@ -275,7 +275,8 @@ export interface AgentEnvironment {
 /**
  * The CLI's (and so every agent command's) environment: the fixed set and the variables
  * env-passthrough names, less those dropped (a secret of the run in any known form, a credential
- * by format, a writable root of the CLI's sandbox, a reserved name), plus `added`.
+ * by format, a writable root of the CLI's sandbox, a reserved name), plus the action's own
+ * variables (`actionVariables`). The one function the CLI's process code calls.
  */
 export function agentEnvironment(options: AgentEnvironmentOptions): AgentEnvironment {
   const secrets = normalizeSecrets(options.secrets)
@@ -328,7 +329,7 @@ export function agentEnvironment(options: AgentEnvironmentOptions): AgentEnviron
     if (secrets.some((secret) => value.includes(secret))) dropped.push({ name, reason: 'secret' })
     else if (looksLikeCredential(value)) dropped.push({ name, reason: 'credential' })
   }
-  for (const [name, value] of Object.entries(options.added ?? {})) env[name] = value
+  if (options.action !== undefined) Object.assign(env, actionVariables(options.action))
   dropped.sort((a, b) => a.name.localeCompare(b.name))
   return { env, dropped, notListed }
 }
