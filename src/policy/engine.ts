@@ -8,8 +8,23 @@
  * request, else one ask asks a person about it. An ask rule never turns a built-in check's
  * denial into an ask: a person cannot approve what the engine refuses by itself.
  */
-import { lstatSync, readdirSync, type Dirent, type Stats } from 'node:fs'
-import os from 'node:os'
+import {
+  statOf,
+  mayNameGitConfig,
+  type TreeSource,
+  walkTree,
+  isDirectory,
+  isExistingFile,
+  hardLinked,
+  SELF_PROC,
+  GIT_DIRECTORY,
+  NUMERIC_EXPANSION,
+  loopSubstitutions,
+  linkMaker,
+  writesBesides,
+  expandTilde,
+  below
+} from './request-paths.js'
 import picomatch from 'picomatch'
 import path from 'node:path'
 import type { PermissionRequest } from '../cli/protocol.js'
@@ -33,7 +48,6 @@ import {
   commandSpellings,
   DIRECTORY_OPTION,
   globDirectory,
-  mayMakeLinks,
   namedPaths,
   pathOperands,
   readsRecursively,
@@ -41,7 +55,14 @@ import {
   type CdTarget
 } from './programs/index.js'
 import { excerpt } from './errors.js'
-import { readPlace, readPlaces, SYSTEM_READ, type ReadPlace, type ReadPlaces } from './readable.js'
+import {
+  homeDirectory,
+  readPlace,
+  readPlaces,
+  SYSTEM_READ,
+  type ReadPlace,
+  type ReadPlaces
+} from './readable.js'
 import { GIT_CONFIG, runnerPaths, sensitiveDirectory, sensitiveWordReason } from './sensitive.js'
 import type { ShellCommand, ShellItem } from './shell/analysis.js'
 import { analyzeShell } from './shell/analyzer.js'
@@ -355,7 +376,7 @@ export class PolicyEngine implements Policy {
     this.lexicalRoot = path.resolve(options.workingDirectory)
     this.realRoot = realDirectory(options.workingDirectory)
     this.runnerRoots = (options.runnerPaths ?? runnerPaths()).flatMap((p) => [p, realDirectory(p)])
-    this.places = options.readPlaces ?? readPlaces(os.homedir())
+    this.places = options.readPlaces ?? readPlaces(homeDirectory())
     for (const rule of this.rules) {
       const list = this.byMatcher.get(rule.matcher)
       if (list === undefined) this.byMatcher.set(rule.matcher, [rule])
@@ -1018,7 +1039,7 @@ export class PolicyEngine implements Policy {
       let dir: string
       if (target.kind === 'unknown') return undefined
       if (target.kind === 'home') {
-        dir = os.homedir()
+        dir = homeDirectory()
       } else {
         const expanded = expandTilde(target.word.text, target.word.tilde)
         if (expanded === undefined) return undefined
@@ -1071,7 +1092,7 @@ export class PolicyEngine implements Policy {
    */
   private sensitivePlaces(items: ShellItem[], bases: string[] | undefined): string | undefined {
     if (bases === undefined) return undefined
-    const home = os.homedir()
+    const home = homeDirectory()
     for (const base of bases) {
       if (this.insideRoot(base)) continue
       const reason = sensitiveDirectory(base, home)
@@ -1140,7 +1161,7 @@ export class PolicyEngine implements Policy {
    * can match (sensitiveWord); words in a program's pattern or script position are not paths.
    */
   private builtPaths(items: ShellItem[], bases: string[] | undefined): string | undefined {
-    const home = os.homedir()
+    const home = homeDirectory()
     for (const item of items) {
       if (item.type !== 'command') continue
       for (const word of pathOperands(item.command.words)) {
@@ -1179,7 +1200,6 @@ export class PolicyEngine implements Policy {
   private outsideReads(items: ShellItem[], bases: string[] | undefined): SegmentDecision[] {
     if (bases === undefined) return []
     const written = new Set(items.flatMap((i) => (i.type === 'write' ? [i.target.text] : [])))
-    const outsideBase = bases.some((b) => !this.insideRoot(b))
     const out: SegmentDecision[] = []
     const seen = new Set<string>()
     for (const item of items) {
@@ -1205,13 +1225,7 @@ export class PolicyEngine implements Policy {
           target = /[$`]/.test(word.text) ? undefined : globDirectory(word)
         }
         if (target === undefined || !target.literal) continue
-        const text = target.text
-        const pathLike =
-          text.startsWith('/') ||
-          target.tilde ||
-          /(?:^|\/)\.\.(?:\/|$)/.test(text) ||
-          (outsideBase && text !== '' && !text.startsWith('-'))
-        if (!pathLike || !this.exists(target, bases)) continue
+        if (target.text === '' || !this.leavesRoot(target, bases)) continue
         const verdicts = this.inputVerdicts(target, bases)
         if (verdicts.decision !== 'allow')
           out.push(segment(oneLine(`read: ${word.text}`), verdicts))
@@ -1221,14 +1235,17 @@ export class PolicyEngine implements Policy {
   }
 
   /**
-   * Whether a path a command names exists from any of the bases (as the kernel resolves it): one
-   * that does not names nothing to read, and what a later command makes there is judged when
-   * it is named again.
+   * Whether a path a command names leads outside the working directory (as written or through
+   * symlinks, from any of the bases) to something that exists: one that does not exist names
+   * nothing to read, and what a later command makes there is judged when it is named again.
    */
-  private exists(word: ShellWord, bases: string[]): boolean {
+  private leavesRoot(word: ShellWord, bases: string[]): boolean {
     const expanded = expandTilde(word.text, word.tilde)
-    if (expanded === undefined) return true
-    return this.pathCandidates(expanded, bases).some((c) => statOf(c) !== undefined)
+    if (expanded === undefined) return false // judged by sensitiveWord
+    const candidates = this.pathCandidates(expanded, bases)
+    return (
+      candidates.some((c) => !this.insideRoot(c)) && candidates.some((c) => statOf(c) !== undefined)
+    )
   }
 
   /** A directory a program is told to work in (`tar -C DIR`, `make --directory=DIR`). */
@@ -1414,153 +1431,6 @@ function decidingDenial(
   return (
     denied.find((s) => ruleIds.has(s.rule)) ?? denied.find((s) => s.rule !== 'default') ?? denied[0]
   )
-}
-
-/** lstat without throwing: undefined when the path does not exist or cannot be read. */
-function statOf(p: string): Stats | undefined {
-  try {
-    return lstatSync(p, { throwIfNoEntry: false })
-  } catch {
-    return undefined
-  }
-}
-
-/**
- * Whether a glob or brace pattern (a word's source text) can match a repository's git config,
- * from the working directory or from a `.git` directory a `cd` led to.
- */
-function mayNameGitConfig(pattern: string, bases: string[]): boolean {
-  let re: RegExp
-  try {
-    re = picomatch.makeRe(pattern.replace(/^\.\//, ''), { dot: true, nocase: true })
-  } catch {
-    return true
-  }
-  const inGitDir = bases.some((b) => /(?:^|\/)\.git$/i.test(b))
-  return (
-    re.test('.git/config') ||
-    re.test('.git/modules/m/config') ||
-    (inGitDir && (re.test('config') || re.test('modules/m/config')))
-  )
-}
-
-/** What a recursive write knows of the tree below its target (a ShellItem's write fields). */
-interface TreeSource {
-  removes?: boolean
-  from?: ShellWord[]
-}
-
-/** Entries below a directory the engine looks at before it gives up (then: anything may be). */
-const MAX_TREE_ENTRIES = 100000
-
-/**
- * The paths below an existing directory, relative to it, without following symlinks (`rm -r`
- * and `cp -r` do not descend through them); undefined when there are too many.
- */
-function walkTree(dir: string): string[] | undefined {
-  const out: string[] = []
-  const pending: string[] = ['']
-  while (pending.length > 0) {
-    const rel = pending.pop() as string
-    let entries: Dirent[]
-    try {
-      entries = readdirSync(rel === '' ? dir : `${dir}/${rel}`, { withFileTypes: true })
-    } catch {
-      continue
-    }
-    for (const entry of entries) {
-      const child = rel === '' ? entry.name : `${rel}/${entry.name}`
-      out.push(child)
-      if (out.length > MAX_TREE_ENTRIES) return undefined
-      if (entry.isDirectory()) pending.push(child)
-    }
-  }
-  return out
-}
-
-/** Whether `p` is an existing directory (not a symlink to one: `p` is physical). */
-function isDirectory(p: string): boolean {
-  return statOf(p)?.isDirectory() === true
-}
-
-/** Whether `p` exists and is not a directory. */
-function isExistingFile(p: string): boolean {
-  const stat = statOf(p)
-  return stat !== undefined && !stat.isDirectory()
-}
-
-/** An existing regular file with more than one name. */
-function hardLinked(p: string): boolean {
-  const stat = statOf(p)
-  return stat !== undefined && stat.isFile() && stat.nlink > 1
-}
-
-/** /proc's link to the reading process itself. */
-const SELF_PROC = /^\/proc\/(?:thread-)?self(?:\/|$)/
-
-/** A `.git` directory or a path inside one (relative to the working directory). */
-const GIT_DIRECTORY = /(?:^|\/)\.git(?:\/|$)/i
-
-/** Expansions whose value is a number: `$?`, `$#`, `$$`, `$!`, `${#x}`, `$((…))`, `$PPID`, … */
-const NUMERIC_EXPANSION =
-  /\$(?:[?#$!]|\{#[A-Za-z_][A-Za-z0-9_]*\}|\(\([^()`$]*\)\)|\{?(?:PPID|BASHPID|RANDOM|SRANDOM|LINENO|SECONDS|UID|EUID)\}?(?![A-Za-z0-9_]))/g
-
-/**
- * A word's text with the variables of the loops around it replaced by each word they iterate
- * over (`"$f"` in `for f in src/*.ts` is `src/*.ts`); other expansions stay.
- */
-function loopSubstitutions(text: string, loops: Readonly<Record<string, string[]>>): string[] {
-  let out = [text]
-  for (const [name, values] of Object.entries(loops)) {
-    const re = new RegExp(`\\$\\{${name}\\}|\\$${name}(?![A-Za-z0-9_])`, 'g')
-    if (!re.test(text)) continue
-    out = out.flatMap((t) => values.map((v) => t.replace(re, () => v)))
-    if (out.length > 256) return [text]
-  }
-  return out
-}
-
-/** The first command in the request that may create or move a symlink, or undefined. */
-function linkMaker(items: ShellItem[]): ShellCommand | undefined {
-  for (const item of items) {
-    if (item.type !== 'command') continue
-    const words = item.command.words
-    if (mayMakeLinks(words)) return item.command
-  }
-  return undefined
-}
-
-/**
- * Whether the request writes a file through a command other than `command` (or a redirection),
- * or reads one through an input redirection.
- */
-function writesBesides(items: ShellItem[], command: ShellCommand): boolean {
-  let owner: ShellCommand | undefined
-  for (const item of items) {
-    if (item.type === 'command') owner = item.command
-    else if (item.type === 'write' && owner !== command) return true
-    else if (item.type === 'write' && !item.text.includes(':'))
-      return true // a redirection
-    else if (item.type === 'read') return true // a link made first is read through
-  }
-  return false
-}
-
-function expandTilde(text: string, tilde: boolean): string | undefined {
-  if (!tilde) return text
-  if (text === '~') return os.homedir()
-  if (text.startsWith('~/')) return os.homedir() + text.slice(1)
-  return undefined // ~user, ~+, ~-
-}
-
-/** A path below `p`, named so that only globs covering all of `p`'s subtree match it. */
-function below(p: SubjectPath): SubjectPath {
-  const name = '\u0000subtree'
-  return {
-    absolute: `${p.absolute}/${name}`,
-    relative:
-      p.relative === undefined ? undefined : p.relative === '.' ? name : `${p.relative}/${name}`
-  }
 }
 
 /** The verdicts of a matching rule. */

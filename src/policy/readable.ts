@@ -16,8 +16,18 @@
  * checkout) needs a `read` rule.
  */
 import { lstatSync, statSync } from 'node:fs'
+import os from 'node:os'
 import path from 'node:path'
 import { SCRATCH_AREAS, within } from './scratch-areas.js'
+
+/**
+ * HOME as the agent's commands see it: the HOME variable (what `~` and `cd` expand to), else the
+ * account's home directory.
+ */
+export function homeDirectory(): string {
+  const home = process.env.HOME
+  return home !== undefined && path.isAbsolute(home) ? path.resolve(home) : os.homedir()
+}
 
 /** The rule id of a read the allowlist grants (built in: no policy rule names it). */
 export const SYSTEM_READ = 'system-read'
@@ -132,7 +142,7 @@ export function readPlace(p: string, places: ReadPlaces): ReadPlace {
   const scratch = SCRATCH_AREAS.find((area) => within(area, p) && area !== p)
   if (scratch !== undefined && !within(places.home, p)) {
     const made = madeAt(p)
-    if (made !== undefined && made >= places.since) {
+    if (made !== undefined && made > places.since) {
       return { kind: 'system', reason: `${p} was made in ${scratch} by this run's own commands` }
     }
     return { kind: 'other' }

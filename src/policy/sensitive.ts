@@ -9,7 +9,7 @@
  * (a separate PID namespace, HOME and RUNNER_TEMP not mounted), since a program an allowed
  * command runs can open any path it computes.
  */
-import os from 'node:os'
+import { homeDirectory } from './readable.js'
 import path from 'node:path'
 import { procReadable } from './readable.js'
 import type { ShellWord } from './shell-word.js'
@@ -72,7 +72,7 @@ export const HOME_CREDENTIALS = [
  */
 export function sensitiveWordReason(
   word: WordLike,
-  home: string = os.homedir()
+  home: string = homeDirectory()
 ): string | undefined {
   const text = word.text
   if (/(?:^|\/)environ$/.test(text) || GIT_CONFIG.test(text)) {
@@ -142,7 +142,10 @@ export function runnerPaths(env: NodeJS.ProcessEnv = process.env): string[] {
  * any directory above HOME (from there relative paths reach every secret), /proc, HOME and the
  * secrets below it.
  */
-export function sensitiveDirectory(dir: string, home: string = os.homedir()): string | undefined {
+export function sensitiveDirectory(
+  dir: string,
+  home: string = homeDirectory()
+): string | undefined {
   const resolved = path.resolve(dir)
   const rel = path.relative(resolved, home)
   if (rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel))) {

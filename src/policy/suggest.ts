@@ -8,7 +8,7 @@
  * (the bash parser must have been initialized, as it is once a policy has been compiled);
  * without the parser the whole command text is proposed.
  */
-import os from 'node:os'
+import { homeDirectory } from './readable.js'
 import path from 'node:path'
 import { Document, isScalar, Scalar, visit } from 'yaml'
 import { z } from 'zod'
@@ -434,7 +434,7 @@ function cdBases(analysis: ShellAnalysis, options: SuggestOptions): string[] | u
   let bases = [path.resolve(options.workingDirectory ?? process.cwd())]
   for (const target of analysis.cdTargets) {
     if (target.kind === 'unknown') return undefined
-    const dir = target.kind === 'home' ? os.homedir() : expandTilde(target.word)
+    const dir = target.kind === 'home' ? homeDirectory() : expandTilde(target.word)
     if (dir === undefined) return undefined
     bases = [...new Set([...bases, ...bases.map((b) => path.resolve(b, dir))])]
   }
@@ -443,8 +443,8 @@ function cdBases(analysis: ShellAnalysis, options: SuggestOptions): string[] | u
 
 function expandTilde(word: ShellWord): string | undefined {
   if (!word.tilde) return word.text
-  if (word.text === '~') return os.homedir()
-  if (word.text.startsWith('~/')) return os.homedir() + word.text.slice(1)
+  if (word.text === '~') return homeDirectory()
+  if (word.text.startsWith('~/')) return homeDirectory() + word.text.slice(1)
   return undefined
 }
 

@@ -1,5 +1,5 @@
 /** The shell analyzer's checks on the text itself: line splits, heredocs, plain command lines, loops. */
-import os from 'node:os'
+import { homeDirectory } from '../readable.js'
 import type { Node } from 'web-tree-sitter'
 import { type ShellWord } from '../shell-word.js'
 import { type ShellCommand } from './analysis.js'
@@ -266,7 +266,9 @@ export function loopValues(node: Node, name: string, source: string): string[] |
     const word = evalWord(child)
     if (/[$`{(\\]/.test(word.text) || /(?:^|\/)\.\.(?:\/|$)/.test(word.text)) return undefined
     values.push(
-      word.tilde && word.text.startsWith('~/') ? `${os.homedir()}${word.text.slice(1)}` : word.text
+      word.tilde && word.text.startsWith('~/')
+        ? `${homeDirectory()}${word.text.slice(1)}`
+        : word.text
     )
   }
   if (values.length === 0 || values.length > 64) return undefined
