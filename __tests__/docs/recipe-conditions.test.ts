@@ -338,3 +338,84 @@ describe('every agent job keeps its patch when the agent’s step failed', () =>
     expect(checked).toBeGreaterThan(0)
   })
 })
+
+describe('.github/workflows/fleet.yml (one task across your organization)', () => {
+  const wf = YAML.parse(
+    fs.readFileSync(path.join(ROOT, '.github', 'workflows', 'fleet.yml'), 'utf8')
+  ) as Workflow
+  const call = { event_name: 'schedule', repository: REPO, event: { schedule: '0 6 * * 1' } }
+
+  it('plans, runs every repository, publishes and rolls up on a normal run', () => {
+    expect(runJobs(wf.jobs, { github: call })).toEqual({
+      plan: 'success',
+      agent: 'success',
+      publish: 'success',
+      rollup: 'success'
+    })
+  })
+
+  it('still publishes the other repositories and rolls up when an agent leg failed', () => {
+    // a matrix job's result is failure when any leg failed; each publish leg reads its own status
+    expect(runJobs(wf.jobs, { github: call, outcomes: { agent: { result: 'failure' } } })).toEqual({
+      plan: 'success',
+      agent: 'failure',
+      publish: 'success',
+      rollup: 'success'
+    })
+    expect(
+      runJobs(wf.jobs, {
+        github: call,
+        outcomes: { agent: { result: 'failure' }, publish: { result: 'failure' } }
+      })
+    ).toMatchObject({ rollup: 'success' })
+  })
+
+  it('fans out nothing when the plan refuses the list or the ceiling', () => {
+    expect(runJobs(wf.jobs, { github: call, outcomes: { plan: { result: 'failure' } } })).toEqual({
+      plan: 'failure',
+      agent: 'skipped',
+      publish: 'skipped',
+      rollup: 'skipped'
+    })
+  })
+
+  it('publishes nothing once the run is cancelled, and still rolls up what finished', () => {
+    expect(runJobs(wf.jobs, { github: call, cancelled: true })).toEqual({
+      plan: 'skipped',
+      agent: 'skipped',
+      publish: 'skipped',
+      rollup: 'skipped'
+    })
+    // cancelled while the agents ran: the plan had succeeded
+    const needs = {
+      plan: { result: 'success', outputs: {} },
+      agent: { result: 'cancelled', outputs: {} },
+      publish: { result: 'skipped', outputs: {} }
+    }
+    const midRun = { ancestors: ['success', 'cancelled'] as JobResult[], cancelled: true }
+    expect(evaluateCondition(wf.jobs.publish?.if, { github: call, needs }, midRun)).toBe(false)
+    expect(
+      evaluateCondition(
+        wf.jobs.rollup?.if,
+        { github: call, needs },
+        { ancestors: ['success', 'cancelled', 'skipped'], cancelled: true }
+      )
+    ).toBe(true)
+  })
+
+  it('publishes a repository only when its own agent leg completed, and keeps every leg’s work', () => {
+    const steps = wf.jobs.publish?.steps ?? []
+    const leg = (status: string) => ({ github: call, steps: { leg: { outputs: { status } } } })
+    const publish = steps.find((s) => s.id === 'publish')
+    for (const status of ['completed', 'verify-failed', 'missing', '']) {
+      expect([
+        status,
+        evaluateCondition(publish?.if as string, leg(status), { ancestors: ['success'] })
+      ]).toEqual([status, status === 'completed'])
+    }
+    const upload = (wf.jobs.agent?.steps ?? []).find((s) =>
+      usesOf(s).startsWith('actions/upload-artifact')
+    )
+    expect(upload?.if).toMatch(/^always\(\)/)
+  })
+})

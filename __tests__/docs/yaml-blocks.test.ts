@@ -78,6 +78,13 @@ const action = YAML.parse(fs.readFileSync(path.join(ROOT, 'action.yml'), 'utf8')
   inputs: Record<string, unknown>
 }
 
+const REUSABLE = `${REPOSITORY}/.github/workflows/fleet.yml@v${pkg.version.split('.')[0] ?? ''}`
+const fleetInputs = (
+  YAML.parse(fs.readFileSync(path.join(ROOT, '.github', 'workflows', 'fleet.yml'), 'utf8')) as {
+    on: { workflow_call: { inputs: Record<string, unknown> } }
+  }
+).on.workflow_call.inputs
+
 /** Every mapping anywhere in a value. */
 function mappings(value: unknown): Record<string, unknown>[] {
   if (Array.isArray(value)) return value.flatMap(mappings)
@@ -103,6 +110,13 @@ it('uses this action as package.json names it, with inputs action.yml declares',
     for (const m of mappings(b.value)) {
       if (typeof m.uses !== 'string' || !m.uses.includes('autopilot-action')) continue
       uses++
+      if (m.uses.includes('/.github/workflows/')) {
+        // the reusable workflow (one task across your organization), with the inputs it declares
+        expect([where(b), m.uses]).toEqual([where(b), REUSABLE])
+        const inputs = Object.keys(isRecord(m.with) ? m.with : {})
+        expect([where(b), inputs.filter((i) => !(i in fleetInputs))]).toEqual([where(b), []])
+        continue
+      }
       expect([where(b), m.uses]).toEqual([where(b), USES])
       const inputs = Object.keys(isRecord(m.with) ? m.with : {})
       expect([where(b), inputs.filter((i) => !(i in action.inputs))]).toEqual([where(b), []])
