@@ -260,7 +260,7 @@ async function runAgent(
       recorder.record({ type: 'read-only', paths: started.readOnly })
       guards.homeCaches = HomeCaches.before(homeCaches(sandboxContext(settings, env, ACTION_DIR)))
     }
-    logSandbox(sandbox)
+    logSandbox(sandbox, cliWall !== undefined)
     const connected = await cli.started
     if (connected.version) recorder.record({ type: 'cli', version: connected.version })
     // the CLI's environment is an allowlist (wall/environment.ts): what it kept out, by name

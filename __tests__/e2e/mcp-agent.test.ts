@@ -26,15 +26,23 @@ let workspace: Workspace
 let model: ModelServer | undefined
 let callLog: string
 beforeEach(() => {
-  workspace = makeWorkspace({
-    '.github/copilot-policy.yml': EXAMPLE_POLICY.replace(
+  workspace = makeWorkspace({})
+  // The server runs behind the CLI's outer wall (src/wall/): it writes outside the workspace only
+  // where the policy lets the agent write (an absolute write-allow path), not into RUNNER_TEMP.
+  const logDir = path.join(path.dirname(workspace.runnerTemp), 'mcp-log')
+  fs.mkdirSync(logDir)
+  callLog = path.join(logDir, 'mcp-calls.log')
+  workspace.write(
+    '.github/copilot-policy.yml',
+    EXAMPLE_POLICY.replace(
       'rules:',
-      'rules:\n  - { id: fixture-echo, decision: allow, mcp: ["fixture/echo"] }'
-    ),
-    '.github/agents/reviewer.agent.md':
-      '---\ndescription: Reviews changes\ntools: ["view", "grep", "task_complete"]\n---\nYou are the REVIEWER-7 agent. Review, never edit.\n'
-  })
-  callLog = path.join(workspace.runnerTemp, 'mcp-calls.log')
+      `rules:\n  - { id: fixture-echo, decision: allow, mcp: ["fixture/echo"] }\n  - { id: fixture-log, decision: allow, write: ["${logDir}/**"] }`
+    )
+  )
+  workspace.write(
+    '.github/agents/reviewer.agent.md',
+    '---\ndescription: Reviews changes\ntools: ["view", "grep", "task_complete"]\n---\nYou are the REVIEWER-7 agent. Review, never edit.\n'
+  )
 })
 afterEach(async () => {
   await model?.close()

@@ -202,15 +202,18 @@ function findBwrap(): string {
 }
 
 /**
- * A directory with a bwrap that works for the action's probe but not for the CLI (which runs it
- * with its COPILOT_HOME set): too old, as far as the CLI can tell.
+ * A directory with a bwrap that works for the action (its probe, the CLI's outer wall) but not for
+ * the CLI behind that wall (which does not see RUNNER_TEMP's files): too old, as far as the CLI
+ * can tell. Beside RUNNER_TEMP, under HOME: a PATH directory the wall shows the CLI read-only.
  */
 function bwrapFailingForTheCli(): string {
-  const dir = path.join(workspace.runnerTemp, 'bin-bwrap-cli-fails')
+  const dir = path.join(path.dirname(workspace.runnerTemp), 'bin-bwrap-cli-fails')
+  const host = path.join(workspace.runnerTemp, 'on-the-host')
   fs.mkdirSync(dir, { recursive: true })
+  fs.writeFileSync(host, '')
   fs.writeFileSync(
     path.join(dir, 'bwrap'),
-    `#!/bin/sh\nif [ -n "$COPILOT_HOME" ]; then\n  [ "$1" = --version ] && echo "bubblewrap 0.4.0" && exit 0\n  echo "bwrap: broken" >&2; exit 1\nfi\nexec ${findBwrap()} "$@"\n`,
+    `#!/bin/sh\nif [ -n "$COPILOT_HOME" ] && [ ! -e ${host} ]; then\n  [ "$1" = --version ] && echo "bubblewrap 0.4.0" && exit 0\n  echo "bwrap: broken" >&2; exit 1\nfi\nexec ${findBwrap()} "$@"\n`,
     { mode: 0o755 }
   )
   return dir
@@ -230,7 +233,11 @@ describe('the OS sandbox around an allowed command', () => {
     async () => {
       const result = await runHostile('required')
       expect(result.outputs.status).toBe('completed')
-      expect(result.report!.sandbox).toEqual({ state: 'enforced', backend: 'bubblewrap' })
+      expect(result.report!.sandbox).toEqual({
+        state: 'enforced',
+        backend: 'bubblewrap',
+        cliConfined: true
+      })
       expect(result.summary).toMatch(/\*\*Sandbox:\*\* 🛡️ enforced \(`bubblewrap`\)/)
 
       const got = hostileOutput()
@@ -462,7 +469,11 @@ rules:
       const result = await runWith(probe)
       expect(result.outputs.status).toBe('completed')
       expect(said()).toMatch(/hi proxy=http:\/\/\S+/)
-      expect(result.report!.sandbox).toEqual({ state: 'enforced', backend: 'bubblewrap' })
+      expect(result.report!.sandbox).toEqual({
+        state: 'enforced',
+        backend: 'bubblewrap',
+        cliConfined: true
+      })
       expect(result.stdout).not.toContain('WITHOUT network')
     },
     60_000

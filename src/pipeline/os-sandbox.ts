@@ -134,8 +134,9 @@ export async function confineCli(
   env: NodeJS.ProcessEnv,
   signal: AbortSignal
 ): Promise<CliStarter> {
-  // an install is not wasted; a CLI its wall ended at once is replaced below
-  await cli.started.catch(() => undefined)
+  // a CLI still being installed: the install is not wasted (its process is then known); one
+  // already spawned is judged at once, not after its boot
+  if (cli.process === undefined) await cli.started.catch(() => undefined)
   const running = cli.process?.confinement
   const fits =
     wall === 'unconfined'
@@ -153,8 +154,13 @@ export async function confineCli(
   return new CliStarter({ settings, env, log: (line) => log.info(line), signal, wall })
 }
 
-export function logSandbox(sandbox: SandboxPlan): void {
+export function logSandbox(sandbox: SandboxPlan, cliConfined = false): void {
   const { record } = sandbox
+  if (record.state === 'enforced' && cliConfined) {
+    log.info(
+      "The Copilot CLI itself runs behind the sandbox's outer wall: its file tools and MCP servers see the workspace, its private home and state and read-only system directories, and nothing else of HOME, the work root, RUNNER_TEMP, the runner's or the action's files"
+    )
+  }
   if (record.state === 'enforced' && record.networkOff) {
     log.warning(
       `OS sandbox: ${record.backend ?? 'enforced'} (sandbox.mode: ${sandbox.mode}) WITHOUT network: the agent's shell commands cannot reach ${record.networkOff.hosts.join(', ')}, which the policy's url rules allow, because ${record.networkOff.reason}`

@@ -401,6 +401,9 @@ function sandboxLine(view: View): string | null {
     sandbox.provisioned !== undefined && sandbox.provisioned.length > 0
       ? `, set up on this runner by the action (${sandbox.provisioned.map((p) => view.inline(p, 60)).join(', ')}${sandbox.setupSeconds === undefined ? '' : `; ${sandbox.setupSeconds.toFixed(1)} s`})`
       : ''
+  const cli = sandbox.cliConfined
+    ? '; the Copilot CLI itself (its file tools and MCP servers) ran behind the same wall, with a private HOME'
+    : ''
   switch (sandbox.state) {
     case 'enforced': {
       const enforced = `**Sandbox:** 🛡️ enforced${sandbox.backend ? ` (${view.code(sandbox.backend, 40)})` : ''}${setUp}`
@@ -409,9 +412,9 @@ function sandboxLine(view: View): string | null {
         const hosts = off.hosts.slice(0, 10).map((h) => view.code(h, 80))
         const rest =
           off.hosts.length > hosts.length ? `, … ${off.hosts.length - hosts.length} more` : ''
-        return `${enforced}: the agent's shell commands ran confined to the workspace${kept} and **without network**: they could not reach ${hosts.join(', ')}${rest}, which the policy's url rules allow — ${view.inline(off.reason, 300)}`
+        return `${enforced}: the agent's shell commands ran confined to the workspace${kept} and **without network**: they could not reach ${hosts.join(', ')}${rest}, which the policy's url rules allow — ${view.inline(off.reason, 300)}${cli}`
       }
-      return `${enforced}: the agent's shell commands ran confined to the workspace${kept}, without network beyond the policy's hosts`
+      return `${enforced}: the agent's shell commands ran confined to the workspace${kept}, without network beyond the policy's hosts${cli}`
     }
     case 'unavailable':
       return `**Sandbox:** ⚠️ unavailable${reason}${setUp}: the agent's shell commands ran without the OS sandbox (the policy still judged each one)`
