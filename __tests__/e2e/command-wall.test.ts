@@ -174,7 +174,7 @@ describeWithSandbox('setup and verify commands behind the wall', () => {
     )
     expect(result.summary).toContain('left running')
     expect(result.stdout).toMatch(/Killed \d+ process(es)? the verify command left running/)
-  })
+  }, 150_000)
 
   it('a verify command that writes HOME, RUNNER_TEMP and the file behind GITHUB_ENV changes nothing on the host', async () => {
     workspace(SANDBOXED)
@@ -202,7 +202,7 @@ describeWithSandbox('setup and verify commands behind the wall', () => {
     expect(fs.existsSync(path.join(ws.workRoot, '_actions', 'x.js'))).toBe(false)
     // the workspace is the command's to write
     expect(ws.read('src/written.txt')).toBe('ok\n')
-  })
+  }, 150_000)
 
   it("a command named in unconfined-commands runs as the workflow's own process, and says so", async () => {
     workspace(SANDBOXED)
@@ -216,7 +216,7 @@ describeWithSandbox('setup and verify commands behind the wall', () => {
     expect(result.report!.commands[0]).toMatchObject({ confinement: 'unconfined' })
     expect(result.stdout).toContain('Runs UNCONFINED')
     expect(result.summary).toMatch(/unconfined/i)
-  })
+  }, 150_000)
 
   it("an agent's setsid nohup writer does not outlive the session", async () => {
     workspace(agentPolicy('required'))
@@ -242,7 +242,7 @@ describeWithSandbox('setup and verify commands behind the wall', () => {
     await afterTheStep(result)
     expect(snapshot(result)).toEqual(atExit)
     expect(lateWriters()).toEqual([])
-  })
+  }, 150_000)
 })
 
 describe('without the OS sandbox (sandbox.mode: off)', () => {
@@ -270,7 +270,7 @@ describe('without the OS sandbox (sandbox.mode: off)', () => {
       ])
     )
     expect(killed.some((k) => k.inWall === true)).toBe(false)
-  })
+  }, 150_000)
 
   it("an agent's `setsid nohup sh -c 'sleep 2; echo x >> package.json' &` is killed after the session and named in the report", async () => {
     workspace(agentPolicy('off'))
@@ -307,5 +307,5 @@ describe('without the OS sandbox (sandbox.mode: off)', () => {
       ])
     )
     expect(result.summary).toContain('left running')
-  })
+  }, 150_000)
 })

@@ -1,0 +1,329 @@
+/**
+ * The wall around the setup and verify commands (src/wall/command-wall.ts): the bubblewrap
+ * arguments built from the policy's sandbox filesystem, and, where bubblewrap runs, what the
+ * wall does to a command that leaves a process behind.
+ */
+import { execFileSync, spawnSync } from 'node:child_process'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import {
+  commandWallArgs,
+  parseLeftovers,
+  shellQuote,
+  wallNetwork,
+  WALL_SCRIPT,
+  type CommandWall,
+  type WallFacts
+} from '../../src/wall/command-wall.js'
+import { findOnPath } from '../../src/session/sandbox-probe.js'
+import { itWithSandbox } from '../../test-support/sandbox-suite.js'
+
+const HOME = '/home/runner'
+const WS = `${HOME}/work/repo/repo`
+const TEMP = `${HOME}/work/_temp`
+
+/** A machine of merged /usr, the runner's layout, and what `extra` adds. */
+function facts(extra: Record<string, 'dir' | 'file'> = {}): WallFacts {
+  const entries: Record<string, 'dir' | 'file'> = {
+    '/usr': 'dir',
+    '/etc': 'dir',
+    '/opt': 'dir',
+    '/tmp': 'dir',
+    '/var/tmp': 'dir',
+    [WS]: 'dir',
+    [`${WS}/.github`]: 'dir',
+    [`${WS}/.git/config`]: 'file',
+    [TEMP]: 'dir',
+    [`${HOME}/.ssh`]: 'dir',
+    [`${HOME}/.npmrc`]: 'file',
+    [`${HOME}/.local/bin`]: 'dir',
+    '/usr/local/bin': 'dir',
+    ...extra
+  }
+  const links: Record<string, string> = { '/bin': 'usr/bin', '/lib': 'usr/lib' }
+  return {
+    entry: (p) => entries[p] ?? (links[p] === undefined ? undefined : 'dir'),
+    link: (p) => links[p]
+  }
+}
+
+function wall(overrides: Partial<CommandWall> = {}): CommandWall {
+  return {
+    bwrap: '/usr/bin/bwrap',
+    filesystem: {
+      readwritePaths: [WS],
+      readonlyPaths: ['/opt', `${WS}/.github`, `${WS}/.git/config`],
+      deniedPaths: ['/tmp', '/var/tmp', TEMP, `${HOME}/.ssh`, `${HOME}/.npmrc`]
+    },
+    network: 'none',
+    pathDirs: [],
+    ...overrides
+  }
+}
+
+/** The mounts as [option, ...operands] groups, after the fixed prefix. */
+function mounts(args: string[]): string[][] {
+  const groups: string[][] = []
+  const arity: Record<string, number> = {
+    '--ro-bind': 2,
+    '--bind': 2,
+    '--symlink': 2,
+    '--tmpfs': 1,
+    '--proc': 1,
+    '--dev': 1,
+    '--chdir': 1
+  }
+  for (let i = 0; i < args.length; i++) {
+    const option = args[i] ?? ''
+    if (option === '--') break
+    const n = arity[option]
+    if (n === undefined) continue
+    groups.push(args.slice(i, i + 1 + n))
+    i += n
+  }
+  return groups
+}
+
+const indexOf = (groups: string[][], ...group: string[]): number =>
+  groups.findIndex((g) => g.join(' ') === group.join(' '))
+
+describe('commandWallArgs', () => {
+  it('runs the command in new namespaces that die with the wrapper, in the workspace, through the wall script', () => {
+    const args = commandWallArgs(wall(), 'npm test', WS, facts())
+    for (const option of [
+      '--unshare-user',
+      '--unshare-pid',
+      '--unshare-ipc',
+      '--unshare-net',
+      '--die-with-parent',
+      '--new-session'
+    ]) {
+      expect(args).toContain(option)
+    }
+    expect(args.slice(args.indexOf('--'))).toEqual([
+      '--',
+      'bash',
+      '-c',
+      WALL_SCRIPT,
+      'wall',
+      'npm test'
+    ])
+    expect(mounts(args)).toContainEqual(['--chdir', WS])
+    // an empty root, its own /proc and /dev
+    expect(mounts(args).slice(0, 3)).toEqual([
+      ['--tmpfs', '/'],
+      ['--proc', '/proc'],
+      ['--dev', '/dev']
+    ])
+  })
+
+  it('binds the system read-only (symlinks as symlinks), the workspace read-write, its protected paths read-only inside it', () => {
+    const groups = mounts(commandWallArgs(wall(), 'x', WS, facts()))
+    expect(groups).toContainEqual(['--ro-bind', '/usr', '/usr'])
+    expect(groups).toContainEqual(['--ro-bind', '/etc', '/etc'])
+    expect(groups).toContainEqual(['--symlink', 'usr/bin', '/bin'])
+    expect(groups).toContainEqual(['--ro-bind', '/opt', '/opt'])
+    const workspace = indexOf(groups, '--bind', WS, WS)
+    const github = indexOf(groups, '--ro-bind', `${WS}/.github`, `${WS}/.github`)
+    const config = indexOf(groups, '--ro-bind', `${WS}/.git/config`, `${WS}/.git/config`)
+    expect(workspace).toBeGreaterThan(-1)
+    // parents first: the read-only paths inside the workspace win over its binding
+    expect(github).toBeGreaterThan(workspace)
+    expect(config).toBeGreaterThan(workspace)
+    // nothing of HOME but what is bound on purpose: not HOME, not the work root
+    expect(groups.flat()).not.toContain(HOME)
+    expect(groups.flat()).not.toContain(`${HOME}/work`)
+    // no /run (the docker socket) without network
+    expect(groups.flat().some((p) => p.startsWith('/run'))).toBe(false)
+  })
+
+  it('makes a denied directory an empty private one, a denied file empty only where something above it is bound', () => {
+    const groups = mounts(
+      commandWallArgs(
+        wall({
+          filesystem: {
+            readwritePaths: [WS],
+            readonlyPaths: [],
+            deniedPaths: ['/tmp', TEMP, `${HOME}/.npmrc`, `${WS}/.env`, '/etc/shadow']
+          }
+        }),
+        'x',
+        WS,
+        facts({ [`${WS}/.env`]: 'file', '/etc/shadow': 'file' })
+      )
+    )
+    expect(groups).toContainEqual(['--tmpfs', '/tmp'])
+    expect(groups).toContainEqual(['--tmpfs', TEMP])
+    // under the workspace and under /etc: bound, so covered
+    expect(groups).toContainEqual(['--ro-bind', '/dev/null', `${WS}/.env`])
+    expect(groups).toContainEqual(['--ro-bind', '/dev/null', '/etc/shadow'])
+    expect(indexOf(groups, '--ro-bind', '/dev/null', '/etc/shadow')).toBeGreaterThan(
+      indexOf(groups, '--ro-bind', '/etc', '/etc')
+    )
+    // HOME is not mounted: ~/.npmrc is not there at all
+    expect(groups.flat()).not.toContain(`${HOME}/.npmrc`)
+  })
+
+  it('keeps a workspace under a read-only /tmp writable (a self-hosted layout)', () => {
+    const ws = '/tmp/runner/work/r/r'
+    const groups = mounts(
+      commandWallArgs(
+        wall({
+          filesystem: { readwritePaths: [ws], readonlyPaths: ['/tmp'], deniedPaths: [] }
+        }),
+        'x',
+        ws,
+        facts({ [ws]: 'dir' })
+      )
+    )
+    const tmp = indexOf(groups, '--ro-bind', '/tmp', '/tmp')
+    const workspace = indexOf(groups, '--bind', ws, ws)
+    expect(tmp).toBeGreaterThan(-1)
+    expect(workspace).toBeGreaterThan(tmp)
+  })
+
+  it('binds what does not exist nowhere', () => {
+    const groups = mounts(
+      commandWallArgs(
+        wall({
+          filesystem: {
+            readwritePaths: [WS, '/nowhere/rw'],
+            readonlyPaths: ['/nowhere/ro'],
+            deniedPaths: ['/nowhere/denied']
+          }
+        }),
+        'x',
+        WS,
+        facts()
+      )
+    )
+    expect(groups.flat().some((p) => p.startsWith('/nowhere'))).toBe(false)
+  })
+
+  it('binds the PATH directories that nothing shows read-only, never one in a denied place', () => {
+    const groups = mounts(
+      commandWallArgs(
+        wall({
+          pathDirs: [`${HOME}/.local/bin`, '/usr/local/bin', `${TEMP}/tool/bin`, 'relative/bin']
+        }),
+        'x',
+        WS,
+        facts({ [`${TEMP}/tool/bin`]: 'dir' })
+      )
+    )
+    expect(groups).toContainEqual(['--ro-bind', `${HOME}/.local/bin`, `${HOME}/.local/bin`])
+    // under /usr: visible already
+    expect(groups.flat()).not.toContain('/usr/local/bin')
+    expect(groups.flat()).not.toContain(`${TEMP}/tool/bin`)
+    expect(groups.flat()).not.toContain('relative/bin')
+  })
+
+  it("shares the runner's network (and its resolver) only when the policy allows some host", () => {
+    const shared = commandWallArgs(
+      wall({ network: 'shared' }),
+      'x',
+      WS,
+      facts({ '/run/systemd/resolve': 'dir' })
+    )
+    expect(shared).not.toContain('--unshare-net')
+    expect(mounts(shared)).toContainEqual([
+      '--ro-bind',
+      '/run/systemd/resolve',
+      '/run/systemd/resolve'
+    ])
+    expect(
+      wallNetwork({
+        allowOutbound: false,
+        allowLocalNetwork: false,
+        allowedHosts: [],
+        blockedHosts: []
+      })
+    ).toBe('none')
+    expect(
+      wallNetwork({
+        allowOutbound: true,
+        allowLocalNetwork: false,
+        allowedHosts: ['registry.npmjs.org'],
+        blockedHosts: []
+      })
+    ).toBe('shared')
+  })
+})
+
+describe('parseLeftovers and shellQuote', () => {
+  it('reads the wall script’s lines, skipping what is not one', () => {
+    expect(parseLeftovers('7\tsh late.sh\n9\tsleep 30\ngarbage\n\n12\t\n')).toEqual([
+      { pid: 7, commandLine: 'sh late.sh' },
+      { pid: 9, commandLine: 'sleep 30' },
+      { pid: 12, commandLine: '' }
+    ])
+  })
+
+  it('quotes a word so that bash reads it back unchanged', () => {
+    for (const word of ['plain/path-1.2', "it's", 'a b', '$(rm -rf /)', '`x`', 'tab\there', '']) {
+      const out = execFileSync('bash', ['-c', `printf %s ${shellQuote(word)}`], {
+        encoding: 'utf8'
+      })
+      expect(out).toBe(word)
+    }
+  })
+})
+
+describe('the wall on this machine', () => {
+  itWithSandbox(
+    'runs the command, names what it left running on fd 3 and kills it, and passes the exit code on',
+    () => {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'command-wall-'))
+      try {
+        const bwrap = findOnPath('bwrap', process.env.PATH) ?? 'bwrap'
+        const machine: WallFacts = {
+          entry: (p) => {
+            try {
+              return fs.statSync(p).isDirectory() ? 'dir' : 'file'
+            } catch {
+              return undefined
+            }
+          },
+          link: (p) => {
+            try {
+              return fs.lstatSync(p).isSymbolicLink() ? fs.readlinkSync(p) : undefined
+            } catch {
+              return undefined
+            }
+          }
+        }
+        const token = `wall-test-${process.pid}`
+        const args = commandWallArgs(
+          wall({
+            bwrap,
+            filesystem: { readwritePaths: [dir], readonlyPaths: [], deniedPaths: [] },
+            pathDirs: []
+          }),
+          `(setsid sh -c 'sleep 30; : ${token}' > /dev/null 2>&1 &); echo hi; ls /proc | grep -c '^[0-9]' > seen; exit 3`,
+          dir,
+          machine
+        )
+        const leftovers = path.join(dir, 'leftovers')
+        const fd = fs.openSync(leftovers, 'w')
+        const result = spawnSync(bwrap, args, {
+          stdio: ['ignore', 'pipe', 'pipe', fd],
+          encoding: 'utf8'
+        })
+        fs.closeSync(fd)
+        expect(result.stdout).toBe('hi\n')
+        expect(result.status).toBe(3)
+        // its own PID namespace: a handful of processes, not the machine's
+        expect(Number(fs.readFileSync(path.join(dir, 'seen'), 'utf8'))).toBeLessThan(10)
+        const found = parseLeftovers(fs.readFileSync(leftovers, 'utf8'))
+        expect(found.map((p) => p.commandLine)).toEqual(
+          expect.arrayContaining([expect.stringContaining(token)])
+        )
+        const alive = execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' })
+        expect(alive).not.toContain(token)
+      } finally {
+        fs.rmSync(dir, { recursive: true, force: true })
+      }
+    }
+  )
+})
