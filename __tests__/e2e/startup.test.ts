@@ -92,7 +92,8 @@ describe('startup', () => {
   it('reports the last stderr lines of a CLI that dies at startup', async () => {
     const result = await runAction({
       workspace,
-      inputs: cliAt(),
+      // the stub reads its mode from the environment: the workflow passes it on by name
+      inputs: { ...cliAt(), 'env-passthrough': 'STUB_MODE' },
       env: { STUB_MODE: 'crash' }
     })
     expect(result.outputs.status).toBe('failed')

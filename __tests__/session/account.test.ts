@@ -97,7 +97,9 @@ async function runAgainst(
   const cli = new CliProcess({
     executable: FAKE_CLI,
     home: path.join(run, 'home'),
-    env: { PATH: process.env.PATH, FAKE_CLI_SCRIPT: scriptFile, FAKE_CLI_LOG: logFile }
+    env: { PATH: process.env.PATH, FAKE_CLI_SCRIPT: scriptFile, FAKE_CLI_LOG: logFile },
+    // the stand-in reads its script from the environment, which is an allowlist
+    passthrough: ['FAKE_CLI_*']
   })
   const recorder = new StateRecorder({
     startedAt: new Date().toISOString(),
@@ -329,6 +331,7 @@ describe('the action with the GitHub credential (the stand-in CLI as cli-path)',
         'cli-path': FAKE_CLI,
         comment: 'off',
         'timeout-minutes': '1',
+        'env-passthrough': 'FAKE_CLI_*',
         ...inputs
       },
       env: { FAKE_CLI_SCRIPT: scriptFile, FAKE_CLI_LOG: logFile }

@@ -121,7 +121,7 @@ export function isFixedVariable(name: string): boolean {
  * a directory: a command could write there on the host, past the denied paths (`TMPDIR:
  * ${{ runner.temp }}` opened RUNNER_TEMP, the action's private stores and the runner's file
  * commands). Measured by pointing each at its own directory and writing from a sandboxed
- * command: the file landed on the host for these; CARGO_HOME's `registry` and `git`,
+ * command (`scripts/measure-writable-roots.ts --raw`): the file landed on the host for these; CARGO_HOME's `registry` and `git`,
  * GRADLE_USER_HOME's `caches` and BUN_INSTALL's `install` below them. The job's values never
  * reach the CLI, env-passthrough or not: the commands' temporary files go to the sandbox's own
  * scratch (TEMP_VARIABLES), the tools use their default caches under HOME, read-only.
