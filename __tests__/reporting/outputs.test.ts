@@ -49,6 +49,8 @@ describe('actionOutputs', () => {
       status: 'completed',
       'session-id': SESSION_ID,
       summary: report.summary,
+      // the same text neutralized (issue 29): the backticks of its code spans kept
+      'summary-markdown': outputs['summary-markdown'],
       'report-path': '/tmp/report.json',
       'premium-requests': '7',
       'input-tokens': '70005',
@@ -62,6 +64,7 @@ describe('actionOutputs', () => {
       'events-path': '/tmp/events.jsonl'
     })
     expect(Object.keys(outputs).sort()).toEqual([...OUTPUT_NAMES].sort())
+    expect(outputs['summary-markdown']).toContain('Fixed `sum()`')
   })
 
   it('uses empty strings and zeros for what is missing', () => {
