@@ -50,6 +50,8 @@ describe('actionOutputs', () => {
       status: 'completed',
       'session-id': SESSION_ID,
       summary: report.summary,
+      // the same text neutralized (issue 29): the backticks of its code spans kept
+      'summary-markdown': outputs['summary-markdown'],
       'report-path': '/tmp/report.json',
       'premium-requests': '7',
       'ai-credits': '41.25',
@@ -65,6 +67,7 @@ describe('actionOutputs', () => {
       'checkpoint-path': ''
     })
     expect(Object.keys(outputs).sort()).toEqual([...OUTPUT_NAMES].sort())
+    expect(outputs['summary-markdown']).toContain('Fixed `sum()`')
   })
 
   it('uses empty strings and zeros for what is missing', () => {

@@ -330,7 +330,8 @@ const PullRequestEvent = z.looseObject({
       base: z.looseObject({ ref: z.string() })
     })
     .optional(),
-  issue: z.looseObject({ number: z.number() }).optional(),
+  // on issue_comment, `issue.pull_request` is there when the issue is a pull request
+  issue: z.looseObject({ number: z.number(), pull_request: z.unknown().optional() }).optional(),
   repository: z.looseObject({ default_branch: z.string().optional() }).optional()
 })
 
@@ -480,7 +481,6 @@ async function publishFiles(
   const { repo, token, secrets, patchFile } = files
   const event = PullRequestEvent.safeParse(readEvent(env).payload)
   const payload = event.success ? event.data : {}
-  const pr = payload.pull_request
   const runId = env.GITHUB_RUN_ID ?? 'local'
   const runUrl =
     env.GITHUB_SERVER_URL && env.GITHUB_REPOSITORY && env.GITHUB_RUN_ID
@@ -488,6 +488,15 @@ async function publishFiles(
       : undefined
   const client = createGitHubClient({ token, apiUrl: defaultApiUrl(env), log })
   const api = { client, owner: repo.owner, repo: repo.repo }
+  // a comment on a pull request (issue_comment): its head branch, as the API says it is now
+  const commentedPr =
+    settings.pushTo === 'pr-branch' &&
+    payload.pull_request === undefined &&
+    payload.issue?.pull_request !== undefined &&
+    payload.issue.pull_request !== null
+      ? await commentedPullRequest(api, payload.issue.number)
+      : undefined
+  const pr = payload.pull_request ?? commentedPr
 
   // --- every proposal judged again, with this job's inputs and this checkout's policy
   const judged = await judgeProposals(files.proposals, {
@@ -631,6 +640,23 @@ async function publishFiles(
     : undefined
 }
 
+/** The pull request an issue_comment event's issue is, as the API has it. */
+async function commentedPullRequest(
+  api: { client: GitHubClient; owner: string; repo: string },
+  number: number
+): Promise<z.infer<typeof PullRequestEvent>['pull_request']> {
+  const response = await api.client.request('GET /repos/{owner}/{repo}/pulls/{pull_number}', {
+    owner: api.owner,
+    repo: api.repo,
+    pull_number: number
+  })
+  const parsed = PullRequestEvent.shape.pull_request.safeParse(response.data)
+  if (!parsed.success || parsed.data === undefined) {
+    throw new Error(`GitHub's answer about pull request #${number} was not readable`)
+  }
+  return parsed.data
+}
+
 /** Whether the repository has a label of this name (404: it has not; anything else throws). */
 async function labelExists(
   api: { client: GitHubClient; owner: string; repo: string },
@@ -751,7 +777,7 @@ async function pushPatch(
     const pr = context.pr
     if (!pr) {
       throw new UserError(
-        "'push-to: pr-branch' needs a pull_request event (the branch to push to); use 'push-to: new-branch' here."
+        "'push-to: pr-branch' needs a pull_request event, or an issue_comment on a pull request (the branch to push to); use 'push-to: new-branch' here."
       )
     }
     if (pr.head.repo?.full_name !== env.GITHUB_REPOSITORY) {

@@ -1,4 +1,5 @@
 /** The action's step outputs, as a pure function of the report and what the run left behind. */
+import { neutralizeMarkdown } from '../text/safe-text.js'
 import { figures, finite } from './figures.js'
 import type { Report } from './types.js'
 
@@ -7,6 +8,7 @@ export const OUTPUT_NAMES = [
   'status',
   'session-id',
   'summary',
+  'summary-markdown',
   'report-path',
   'premium-requests',
   'ai-credits',
@@ -55,8 +57,10 @@ export interface OutputExtras {
  * Every output as a string ('' for what is unknown), from the figures the comment and the job
  * summary show (figures.ts). Token counts are summed over models; `files-modified` and
  * `permissions-denied` are counts; lines and files come from git (`report.changes`) when the
- * report has them. The summary is the agent's text, redacted but not neutralized (an output is
- * not markdown: whoever renders it must treat it as untrusted).
+ * report has them. The summary is the agent's text, redacted but not neutralized: untrusted
+ * markdown, never to be put into a body, title or commit message by hand (issue 29);
+ * `summary-markdown` is the same text neutralized (no mention that notifies, no raw HTML or HTML
+ * comment, no link or image, no character reference), for a workflow that must show it.
  */
 export function actionOutputs(
   report: Report,
@@ -67,6 +71,7 @@ export function actionOutputs(
     status: report.status,
     'session-id': report.sessionId ?? '',
     summary: report.summary ?? '',
+    'summary-markdown': neutralizeMarkdown(report.summary ?? ''),
     'report-path': extras.reportPath ?? '',
     'premium-requests': String(f.premiumRequests),
     // '' unless Copilot billed the run and the CLI reported its credits (never 0 under BYOK)
