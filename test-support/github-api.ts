@@ -16,6 +16,9 @@
  * gets its login on `/user`; an installation token (GITHUB_TOKEN, GitHub App) gets 403 there, like
  * the real API, and writes as `<app>[bot]` with `performed_via_github_app`; a read-only token gets
  * 403 on writes (fork PRs).
+ * Workflow artifacts (resume): `GET /repos/:owner/:repo/actions/artifacts?name=` (newest first)
+ * and `GET …/actions/artifacts/:id/zip` (302 to a blob URL serving the zip), seeded by
+ * `addArtifact`.
  * Faults: `failNext` makes the next matching requests answer with a given status. Every request is
  * logged (method, path, query, status, who) for assertions; tokens are never logged.
  */
@@ -144,6 +147,16 @@ export interface FakeGitHub {
   setPermission(login: string, role: FakeRole | FakeCustomRole | undefined): void
   /** The next `times` (default 1) matching requests answer `fault.status`. */
   failNext(fault: Fault, times?: number): void
+  /**
+   * An artifact of a workflow run (`GET /repos/:owner/:repo/actions/artifacts?name=`, newest first;
+   * `GET …/artifacts/:id/zip` answers 302 to a blob URL that serves `zip`, as GitHub does).
+   * Returns its id.
+   */
+  addArtifact(
+    owner: string,
+    repo: string,
+    artifact: { name: string; zip: Buffer; createdAt?: string; expired?: boolean; runId?: number }
+  ): number
   /** Clear the request log (not the comments). */
   resetLog(): void
   close(): Promise<void>
@@ -175,6 +188,15 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
   let nextCommentId = 1000
   const pulls: FakePullRequest[] = []
   let nextIssueNumber = 100
+  const artifacts: {
+    id: number
+    repo: string
+    name: string
+    zip: Buffer
+    createdAt: string
+    expired: boolean
+    runId: number
+  }[] = []
   let clock = Date.parse('2024-01-01T00:00:00Z')
   let baseUrl = ''
 
@@ -304,6 +326,20 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
       const fault = takeFault(method, path)
       if (fault) {
         send(fault.status, fault.body ?? { message: `fault ${fault.status}` }, fault.headers)
+        return
+      }
+
+      // The artifact's zip, where the API's 302 points (no token needed: the URL is the key).
+      const blob = /^\/_blobs\/artifacts\/(\d+)\.zip$/.exec(path)
+      if (blob && method === 'GET') {
+        const artifact = artifacts.find((a) => a.id === Number(blob[1]))
+        if (!artifact) {
+          error(404, 'Not Found')
+          return
+        }
+        entry.status = 200
+        res.writeHead(200, { 'content-type': 'application/zip' })
+        res.end(artifact.zip)
         return
       }
 
@@ -458,6 +494,45 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
         return
       }
 
+      // --- workflow artifacts (resume, issue 31)
+      const artifactList = /^\/repos\/([^/]+)\/([^/]+)\/actions\/artifacts$/.exec(path)
+      if (artifactList && method === 'GET') {
+        const full = `${artifactList[1]}/${artifactList[2]}`
+        const found = artifacts
+          .filter((a) => a.repo === full && (query.name === undefined || a.name === query.name))
+          .sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.id - a.id)
+        send(200, {
+          total_count: found.length,
+          artifacts: found.map((a) => ({
+            id: a.id,
+            node_id: `A_${a.id}`,
+            name: a.name,
+            size_in_bytes: a.zip.length,
+            url: `${baseUrl}/repos/${full}/actions/artifacts/${a.id}`,
+            archive_download_url: `${baseUrl}/repos/${full}/actions/artifacts/${a.id}/zip`,
+            expired: a.expired,
+            created_at: a.createdAt,
+            updated_at: a.createdAt,
+            expires_at: '2099-01-01T00:00:00Z',
+            workflow_run: { id: a.runId, head_branch: 'main' }
+          }))
+        })
+        return
+      }
+      const artifactZip = /^\/repos\/([^/]+)\/([^/]+)\/actions\/artifacts\/(\d+)\/zip$/.exec(path)
+      if (artifactZip && method === 'GET') {
+        const full = `${artifactZip[1]}/${artifactZip[2]}`
+        const artifact = artifacts.find((a) => a.id === Number(artifactZip[3]) && a.repo === full)
+        if (!artifact || artifact.expired) {
+          error(artifact ? 410 : 404, artifact ? 'Artifact has expired' : 'Not Found')
+          return
+        }
+        entry.status = 302
+        res.writeHead(302, { location: `${baseUrl}/_blobs/artifacts/${artifact.id}.zip` })
+        res.end()
+        return
+      }
+
       // --- pull requests, issues and labels (the publish step, issue 23)
       const repoPath = /^\/repos\/([^/]+)\/([^/]+)(\/.*)?$/.exec(path)
       if (repoPath) {
@@ -574,6 +649,19 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
     },
     failNext: (fault, times = 1) => {
       faults.push({ ...fault, remaining: times })
+    },
+    addArtifact: (owner, repo, artifact) => {
+      const id = 9000 + artifacts.length + 1
+      artifacts.push({
+        id,
+        repo: `${owner}/${repo}`,
+        name: artifact.name,
+        zip: artifact.zip,
+        createdAt: artifact.createdAt ?? new Date(Date.UTC(2024, 0, 1, 0, 0, id)).toISOString(),
+        expired: artifact.expired ?? false,
+        runId: artifact.runId ?? id
+      })
+      return id
     },
     resetLog: () => {
       requests.length = 0
