@@ -7,7 +7,13 @@
  */
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { readInputs, type EarlyStart } from './cli/early.js'
+import { cliHome, readInputs, type EarlyStart } from './cli/early.js'
+import {
+  continuationPrompt,
+  resumeFromCheckpoint,
+  type ResumeOutcome
+} from './checkpoint/resume.js'
+import { defaultApiUrl } from './github/client.js'
 import { CliStarter } from './cli/start.js'
 import { UserError, messageOf } from './errors.js'
 import { readEvent, type RunnerEvent } from './github/event.js'
@@ -143,12 +149,33 @@ async function runAgent(
   const clean = (text: string): string => redactNormalized(text, secrets)
   const link = runUrl(env)
   const target = commentTarget(settings, env, event)
+  // Resume (issue 31): found and checked before the first comment of this run, which replaces
+  // the last one's body and the checkpoint digest in it; put back before any session.
+  let resume: ResumeOutcome
+  try {
+    resume = await resumeFromCheckpoint({
+      mode: settings.resume,
+      target,
+      workspace: settings.workingDirectory,
+      cliHome: cliHome(settings),
+      repository: env.GITHUB_REPOSITORY,
+      token: settings.githubToken,
+      apiUrl: defaultApiUrl(env),
+      log
+    })
+  } catch (error) {
+    await early?.cli?.process.kill()
+    failStep(messageOf(error))
+    return { report: null, outputs: {} }
+  }
+  const resumed = resume.kind === 'resumed' ? resume.resumed : undefined
+  const prompt = resumed
+    ? continuationPrompt(settings.prompt, resumed.chain.at(-1))
+    : settings.prompt
   const comments = commentPublisher(settings, env, target)
   // Posted while the policy loads and the CLI starts; the final comment waits for it.
   const working = comments
-    ?.publish(
-      renderWorking({ startedAt, runUrl: link, prompt: settings.prompt, secrets: settings.secrets })
-    )
+    ?.publish(renderWorking({ startedAt, runUrl: link, prompt, secrets: settings.secrets }))
     .then((result) => {
       if (result.fallback) log.warning(result.fallback)
     })
@@ -276,10 +303,11 @@ async function runAgent(
       policy,
       recorder,
       log,
-      prompt: settings.prompt,
+      prompt,
       session: sessionOptions(
         { ...settings, ...sessionInputs },
         {
+          ...(resumed ? { resumeSessionId: resumed.sessionId } : {}),
           ...(sandbox.config ? { sandbox: sandbox.config } : {}),
           // copilotToken is unset with a BYOK provider
           ...(settings.copilotToken
@@ -328,6 +356,11 @@ async function runAgent(
     secrets,
     clean,
     writeBack,
-    target
+    target,
+    decorate: (report) => ({
+      ...report,
+      ...(resumed ? { continuedFrom: resumed.chain } : {}),
+      ...(resume.kind === 'refused' ? { resumeRefused: resume.reason } : {})
+    })
   })
 }

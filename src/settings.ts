@@ -36,6 +36,11 @@ export interface Settings {
   maxTokens?: number
   /** max-ai-credits: the CLI's own session limit (`sessionLimits.maxAiCredits`), GitHub-billed runs. */
   maxAiCredits?: number
+  /**
+   * resume: continue the session of the last run on this pull request or issue from its
+   * checkpoint (`auto`: when one checks out, else fresh; `required`: or fail), or from a file.
+   */
+  resume: { kind: 'never' | 'auto' | 'required' } | { kind: 'path'; path: string }
   /** Verify-and-repair: how often a failing verify command goes back to the agent to fix. */
   verifyRetries: number
   /**
@@ -163,6 +168,18 @@ function verifyRetries(raw: string): number {
 
 /** The smallest session limit the Copilot CLI accepts (measured on 1.0.102). */
 export const MIN_AI_CREDITS = 30
+
+/** `resume`: never (default), auto, required, or the path of a checkpoint file. */
+function resumeMode(raw: string): Settings['resume'] {
+  if (raw === '' || raw === 'never') return { kind: 'never' }
+  if (raw === 'auto' || raw === 'required') return { kind: raw }
+  if (/^[a-z]+$/.test(raw)) {
+    throw new UserError(
+      `Input 'resume' must be never, auto, required or the path of a checkpoint file, got '${raw}'. Fix the 'with:' block of the step.`
+    )
+  }
+  return { kind: 'path', path: raw }
+}
 
 /** `max-ai-credits`: a number of AI credits, at least what the CLI accepts. */
 function aiCredits(raw: string): number {
@@ -386,6 +403,7 @@ export function readSettings(input: InputReader, env: NodeJS.ProcessEnv = proces
       ? {}
       : { maxTokens: positiveNumber('max-tokens', input('max-tokens'), 0, true) }),
     ...(input('max-ai-credits') === '' ? {} : { maxAiCredits: aiCredits(input('max-ai-credits')) }),
+    resume: resumeMode(input('resume')),
     policyPath: path.resolve(workspace, input('policy') || DEFAULT_POLICY_PATH),
     model,
     copilotToken: provider ? undefined : copilotToken,

@@ -25,6 +25,9 @@
  * Issues: `POST /repos/:owner/:repo/issues` (kept, body at most 65,536 characters like the
  * real API), `GET /repos/:owner/:repo/issues` (newest first, `state`, `per_page`),
  * `GET|PATCH /repos/:owner/:repo/issues/:number`; `addIssue` seeds one.
+ * Workflow artifacts (resume): `GET /repos/:owner/:repo/actions/artifacts?name=` (newest first)
+ * and `GET …/actions/artifacts/:id/zip` (302 to a blob URL serving the zip), seeded by
+ * `addArtifact`.
  * Faults: `failNext` makes the next matching requests answer with a given status. Every request is
  * logged (method, path, query, status, who) for assertions; tokens are never logged.
  */
@@ -187,6 +190,16 @@ export interface FakeGitHub {
   addRuleset(pattern: string, type?: string): void
   /** A label the repository has, besides GitHub's defaults. */
   addLabel(name: string): void
+  /**
+   * An artifact of a workflow run (`GET /repos/:owner/:repo/actions/artifacts?name=`, newest first;
+   * `GET …/artifacts/:id/zip` answers 302 to a blob URL that serves `zip`, as GitHub does).
+   * Returns its id.
+   */
+  addArtifact(
+    owner: string,
+    repo: string,
+    artifact: { name: string; zip: Buffer; createdAt?: string; expired?: boolean; runId?: number }
+  ): number
   /** Clear the request log (not the comments). */
   resetLog(): void
   close(): Promise<void>
@@ -276,6 +289,15 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
     labels: issue.labels.map((name) => ({ name }))
   })
   let nextIssueNumber = 100
+  const artifacts: {
+    id: number
+    repo: string
+    name: string
+    zip: Buffer
+    createdAt: string
+    expired: boolean
+    runId: number
+  }[] = []
   let clock = Date.parse('2024-01-01T00:00:00Z')
   let baseUrl = ''
 
@@ -405,6 +427,20 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
       const fault = takeFault(method, path)
       if (fault) {
         send(fault.status, fault.body ?? { message: `fault ${fault.status}` }, fault.headers)
+        return
+      }
+
+      // The artifact's zip, where the API's 302 points (no token needed: the URL is the key).
+      const blob = /^\/_blobs\/artifacts\/(\d+)\.zip$/.exec(path)
+      if (blob && method === 'GET') {
+        const artifact = artifacts.find((a) => a.id === Number(blob[1]))
+        if (!artifact) {
+          error(404, 'Not Found')
+          return
+        }
+        entry.status = 200
+        res.writeHead(200, { 'content-type': 'application/zip' })
+        res.end(artifact.zip)
         return
       }
 
@@ -556,6 +592,45 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
         const fields =
           typeof role === 'string' ? { permission: legacy[role], role_name: role } : role
         send(200, { ...fields, user: { ...userFor({ login }), permissions: {} } })
+        return
+      }
+
+      // --- workflow artifacts (resume, issue 31)
+      const artifactList = /^\/repos\/([^/]+)\/([^/]+)\/actions\/artifacts$/.exec(path)
+      if (artifactList && method === 'GET') {
+        const full = `${artifactList[1]}/${artifactList[2]}`
+        const found = artifacts
+          .filter((a) => a.repo === full && (query.name === undefined || a.name === query.name))
+          .sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.id - a.id)
+        send(200, {
+          total_count: found.length,
+          artifacts: found.map((a) => ({
+            id: a.id,
+            node_id: `A_${a.id}`,
+            name: a.name,
+            size_in_bytes: a.zip.length,
+            url: `${baseUrl}/repos/${full}/actions/artifacts/${a.id}`,
+            archive_download_url: `${baseUrl}/repos/${full}/actions/artifacts/${a.id}/zip`,
+            expired: a.expired,
+            created_at: a.createdAt,
+            updated_at: a.createdAt,
+            expires_at: '2099-01-01T00:00:00Z',
+            workflow_run: { id: a.runId, head_branch: 'main' }
+          }))
+        })
+        return
+      }
+      const artifactZip = /^\/repos\/([^/]+)\/([^/]+)\/actions\/artifacts\/(\d+)\/zip$/.exec(path)
+      if (artifactZip && method === 'GET') {
+        const full = `${artifactZip[1]}/${artifactZip[2]}`
+        const artifact = artifacts.find((a) => a.id === Number(artifactZip[3]) && a.repo === full)
+        if (!artifact || artifact.expired) {
+          error(artifact ? 410 : 404, artifact ? 'Artifact has expired' : 'Not Found')
+          return
+        }
+        entry.status = 302
+        res.writeHead(302, { location: `${baseUrl}/_blobs/artifacts/${artifact.id}.zip` })
+        res.end()
         return
       }
 
@@ -803,6 +878,18 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
     },
     addLabel: (name) => {
       labelNames.add(name.toLowerCase())
+    addArtifact: (owner, repo, artifact) => {
+      const id = 9000 + artifacts.length + 1
+      artifacts.push({
+        id,
+        repo: `${owner}/${repo}`,
+        name: artifact.name,
+        zip: artifact.zip,
+        createdAt: artifact.createdAt ?? new Date(Date.UTC(2024, 0, 1, 0, 0, id)).toISOString(),
+        expired: artifact.expired ?? false,
+        runId: artifact.runId ?? id
+      })
+      return id
     },
     resetLog: () => {
       requests.length = 0

@@ -9,6 +9,7 @@ import path from 'node:path'
 import { Checkpoint, markedDigest, sha256 } from '../../src/checkpoint/format.js'
 import { encodedForms } from '../../src/text/safe-text.js'
 import { startFakeGitHub, type FakeGitHub } from '../../test-support/github-api.js'
+import { makeZip } from '../../test-support/zip.js'
 import { startModelServer, type ModelServer, type Script } from '../../test-support/model-server.js'
 import {
   EXAMPLE_POLICY,
@@ -18,6 +19,9 @@ import {
   type ActionResult,
   type Workspace
 } from '../../test-support/action.js'
+
+/** Two or more runs of the real CLI per test. */
+const LONG = 300_000
 
 const MODEL = 'claude-sonnet-4.5'
 /** Secrets of the run, planted where the agent's tools will print them. */
@@ -116,50 +120,215 @@ const STOPPED_RUN: () => Script = () => [
 ]
 
 describe('the checkpoint', () => {
-  it('is written at a budget stop with the session, the patch and the starting commit, its digest in the comment, no secret in it', async () => {
-    const start = git('rev-parse', 'HEAD')
-    const result = await runOnPullRequest(STOPPED_RUN(), { 'max-tokens': '300' })
-    expect(result.outputs.status).toBe('budget-exceeded')
-    // the secret did reach the session (the model saw the tool output, redacted or not)
-    expect(model!.toolResults().join('\n')).toContain('provider key')
-    const file = result.outputs['checkpoint-path']!
-    expect(file).toBe(path.join(workspace.runnerTemp, `${path.basename(file)}`))
-    expect(file.endsWith('.checkpoint.json')).toBe(true)
-    expect(fs.statSync(file).mode & 0o777).toBe(0o600)
-    const bytes = fs.readFileSync(file)
-    const checkpoint = Checkpoint.parse(JSON.parse(bytes.toString('utf8')))
-    expect(checkpoint.sessionId).toBe(result.report!.sessionId)
-    expect(checkpoint.startCommit).toBe(start)
-    expect(checkpoint.target).toEqual({ kind: 'pr', number: PR })
-    expect(checkpoint.run).toMatchObject({
-      runId: '4242',
-      status: 'budget-exceeded',
-      stoppedAt: '`max-tokens` 300'
-    })
-    expect(checkpoint.patch).toContain('+export const sum = (a, b) => a + b')
-    expect(checkpoint.policySha256).toBe(
-      sha256(fs.readFileSync(path.join(workspace.dir, '.github/copilot-policy.yml')))
+  it(
+    'is written at a budget stop with the session, the patch and the starting commit, its digest in the comment, no secret in it',
+    async () => {
+      const start = git('rev-parse', 'HEAD')
+      const result = await runOnPullRequest(STOPPED_RUN(), { 'max-tokens': '300' })
+      expect(result.outputs.status).toBe('budget-exceeded')
+      // the secret did reach the session (the model saw the tool output, redacted or not)
+      expect(model!.toolResults().join('\n')).toContain('provider key')
+      const file = result.outputs['checkpoint-path']!
+      expect(file).toBe(path.join(workspace.runnerTemp, `${path.basename(file)}`))
+      expect(file.endsWith('.checkpoint.json')).toBe(true)
+      expect(fs.statSync(file).mode & 0o777).toBe(0o600)
+      const bytes = fs.readFileSync(file)
+      const checkpoint = Checkpoint.parse(JSON.parse(bytes.toString('utf8')))
+      expect(checkpoint.sessionId).toBe(result.report!.sessionId)
+      expect(checkpoint.startCommit).toBe(start)
+      expect(checkpoint.target).toEqual({ kind: 'pr', number: PR })
+      expect(checkpoint.run).toMatchObject({
+        runId: '4242',
+        status: 'budget-exceeded',
+        stoppedAt: '`max-tokens` 300'
+      })
+      expect(checkpoint.patch).toContain('+export const sum = (a, b) => a + b')
+      expect(checkpoint.policySha256).toBe(
+        sha256(fs.readFileSync(path.join(workspace.dir, '.github/copilot-policy.yml')))
+      )
+      const names = checkpoint.files.map((f) => f.path)
+      expect(names).toContain('events.jsonl')
+      expect(names).toContain('workspace.yaml')
+      const events = Buffer.from(
+        checkpoint.files.find((f) => f.path === 'events.jsonl')!.content,
+        'base64'
+      ).toString('utf8')
+      expect(events).toContain('cat notes.txt')
+      // No secret of the run, in any form, anywhere in it: the file, and every file decoded.
+      const everything = [
+        bytes.toString('utf8'),
+        ...checkpoint.files.map((f) => Buffer.from(f.content, 'base64').toString('latin1'))
+      ].join('\n')
+      for (const secret of [PROVIDER_KEY, RUNTIME_TOKEN]) {
+        for (const form of encodedForms(secret)) expect(everything).not.toContain(form)
+      }
+      expect(events).toContain('provider key ***')
+      // The sticky comment records the digest and the run, in its last line.
+      const comment = github.comments('octo', 'repo', PR).at(-1)!
+      expect(markedDigest(comment.body)).toEqual({ runId: '4242', digest: sha256(bytes) })
+      expect(result.report!.checkpoint).toMatchObject({
+        path: file,
+        sha256: sha256(bytes),
+        cut: []
+      })
+    },
+    LONG
+  )
+})
+
+const continueEvent = (number = PR, body = '/continue') => ({
+  action: 'created',
+  issue: {
+    number,
+    pull_request: { url: `https://api.github.com/repos/octo/repo/pulls/${number}` }
+  },
+  comment: { id: 1, body, user: { login: 'octocat', type: 'User' } },
+  sender: { login: 'octocat', type: 'User' }
+})
+
+const complete = (summary: string) => ({
+  toolCalls: [{ name: 'task_complete', arguments: { summary } }]
+})
+
+/** Every text the model got in one request, joined. */
+function requestText(index: number): string {
+  return JSON.stringify(model!.requests[index]?.body.messages ?? [])
+}
+
+describe('resume from the checkpoint', () => {
+  it(
+    'run 2 (/continue, resume: auto) continues run 1: its conversation, its changes, the chain in the comment',
+    async () => {
+      const run1 = await runOnPullRequest(STOPPED_RUN(), { 'max-tokens': '300' })
+      expect(run1.outputs.status).toBe('budget-exceeded')
+      const checkpoint = fs.readFileSync(run1.outputs['checkpoint-path']!)
+      // A later job: a fresh checkout of the starting commit (run 1's change is only in its patch).
+      git('checkout', '--', 'src/calc.js')
+      expect(workspace.read('src/calc.js')).toContain('Math.abs')
+      github.addArtifact('octo', 'repo', {
+        name: `copilot-checkpoint-${PR}`,
+        zip: makeZip([
+          { name: path.basename(run1.outputs['checkpoint-path']!), content: checkpoint }
+        ])
+      })
+      const run2 = await runOnPullRequest(
+        [complete('Fixed sum() for negative numbers; the tests pass.')],
+        { resume: 'auto', prompt: '/continue' },
+        continueEvent(),
+        'issue_comment'
+      )
+      if (run2.outputs.status !== 'completed') console.log(run2.stdout.slice(-4000))
+      expect(run2.outputs.status).toBe('completed')
+      // The model's first request carries run 1's conversation: its tool call and (redacted) output.
+      const first = requestText(0)
+      expect(first).toContain('cat notes.txt')
+      expect(first).toContain('provider key')
+      expect(first).toContain(
+        'Continue the task. The last run stopped because it reached max-tokens 300'
+      )
+      // run 1's changes are in the workspace
+      expect(workspace.read('src/calc.js')).toContain('a + b')
+      expect(run2.report!.sessionId).toBe(run1.report!.sessionId)
+      expect(run2.report!.continuedFrom).toEqual([
+        expect.objectContaining({
+          runId: '4242',
+          status: 'budget-exceeded',
+          stoppedAt: '`max-tokens` 300'
+        })
+      ])
+      const comment = github.comments('octo', 'repo', PR).at(-1)!.body
+      expect(comment).toMatch(
+        /↪️ Continued from \[run #4242\]\(https:\/\/github\.com\/octo\/repo\/actions\/runs\/4242\)\*\* \(stopped at `max-tokens` 300\)/
+      )
+      expect(comment).toContain('the chain of 2 runs')
+      // the chain goes on: run 2 wrote its own checkpoint, recorded in the same sticky comment
+      const second = Checkpoint.parse(
+        JSON.parse(fs.readFileSync(run2.outputs['checkpoint-path']!, 'utf8'))
+      )
+      expect(second.chain.map((l) => l.runId)).toEqual(['4242'])
+      expect(markedDigest(comment)?.digest).toBe(
+        sha256(fs.readFileSync(run2.outputs['checkpoint-path']!))
+      )
+      expect(github.comments('octo', 'repo', PR)).toHaveLength(1)
+    },
+    LONG
+  )
+
+  it(
+    'never resumes another pull request’s checkpoint, a changed one, or one whose digest is in no comment of the action’s',
+    async () => {
+      const run1 = await runOnPullRequest(STOPPED_RUN(), { 'max-tokens': '300' })
+      const file = run1.outputs['checkpoint-path']!
+      const checkpoint = fs.readFileSync(file)
+      git('checkout', '--', 'src/calc.js')
+      const fresh = async (): Promise<ActionResult> => {
+        const run = await runOnPullRequest(
+          [complete('Done from scratch.')],
+          { resume: 'auto', prompt: '/continue' },
+          continueEvent(),
+          'issue_comment'
+        )
+        expect(run.outputs.status).toBe('completed')
+        expect(requestText(0)).not.toContain('cat notes.txt')
+        expect(run.report!.sessionId).not.toBe(run1.report!.sessionId)
+        expect(workspace.read('src/calc.js')).toContain('Math.abs')
+        return run
+      }
+      const zip = (content: Buffer) => makeZip([{ name: path.basename(file), content }])
+
+      // another pull request's artifact: never looked at for this one
+      github.addArtifact('octo', 'repo', { name: 'copilot-checkpoint-8', zip: zip(checkpoint) })
+      const other = await fresh()
+      expect(other.report!.resumeRefused).toBe(
+        'no artifact named copilot-checkpoint-7 (no earlier run uploaded a checkpoint).'
+      )
+      expect(github.comments('octo', 'repo', PR).at(-1)!.body).toContain('⚠️ Not continued:')
+
+      // changed after its run (the digest in the comment is the original's)
+      const changed = Buffer.from(
+        checkpoint
+          .toString('utf8')
+          .replace('"status":"budget-exceeded"', '"status":"budget-exceedeD"')
+      )
+      expect(changed.equals(checkpoint)).toBe(false)
+      // put run 1's digest back in the action's comment, as after run 1
+      const own = github.comments('octo', 'repo', PR).at(-1)!
+      own.body = `${own.body.replace(/\n<!-- copilot-autopilot-checkpoint [^>]*-->\s*$/, '')}\n<!-- copilot-autopilot-checkpoint run=4242 sha256=${sha256(checkpoint)} -->`
+      github.addArtifact('octo', 'repo', { name: `copilot-checkpoint-${PR}`, zip: zip(changed) })
+      const tampered = await fresh()
+      expect(tampered.report!.resumeRefused).toMatch(
+        /SHA-256 .* is in no comment of the action's on #7/
+      )
+
+      // a checkpoint vouched for only by someone else's comment (a fork's workflow, a forged marker)
+      const forged = Buffer.from(
+        checkpoint.toString('utf8').replace('"createdAt":"', '"createdAt":"1')
+      )
+      github.addComment(
+        'octo',
+        'repo',
+        PR,
+        `looks good\n<!-- copilot-autopilot-checkpoint run=1 sha256=${sha256(forged)} -->`,
+        'mallory'
+      )
+      github.addArtifact('octo', 'repo', { name: `copilot-checkpoint-${PR}`, zip: zip(forged) })
+      const notOurs = await fresh()
+      expect(notOurs.report!.resumeRefused).toMatch(/is in no comment of the action's on #7/)
+    },
+    LONG
+  )
+
+  it('resume: required fails before any session when the checkpoint does not check out', async () => {
+    const result = await runOnPullRequest(
+      [complete('never')],
+      { resume: 'required', prompt: '/continue' },
+      continueEvent(),
+      'issue_comment'
     )
-    const names = checkpoint.files.map((f) => f.path)
-    expect(names).toContain('events.jsonl')
-    expect(names).toContain('workspace.yaml')
-    const events = Buffer.from(
-      checkpoint.files.find((f) => f.path === 'events.jsonl')!.content,
-      'base64'
-    ).toString('utf8')
-    expect(events).toContain('cat notes.txt')
-    // No secret of the run, in any form, anywhere in it: the file, and every file decoded.
-    const everything = [
-      bytes.toString('utf8'),
-      ...checkpoint.files.map((f) => Buffer.from(f.content, 'base64').toString('latin1'))
-    ].join('\n')
-    for (const secret of [PROVIDER_KEY, RUNTIME_TOKEN]) {
-      for (const form of encodedForms(secret)) expect(everything).not.toContain(form)
-    }
-    expect(events).toContain('provider key ***')
-    // The sticky comment records the digest and the run, in its last line.
-    const comment = github.comments('octo', 'repo', PR).at(-1)!
-    expect(markedDigest(comment.body)).toEqual({ runId: '4242', digest: sha256(bytes) })
-    expect(result.report!.checkpoint).toMatchObject({ path: file, sha256: sha256(bytes), cut: [] })
+    expect(result.exitCode).not.toBe(0)
+    expect(result.stdout).toContain(
+      'Could not resume (resume: required): no artifact named copilot-checkpoint-7'
+    )
+    expect(model!.requests).toHaveLength(0)
   })
 })

@@ -34,6 +34,8 @@ export const METHOD = {
   connect: 'connect',
   sessionEvent: 'session.event',
   create: 'session.create',
+  /** The same options as `session.create`, plus the id of a session in COPILOT_HOME/session-state. */
+  resume: 'session.resume',
   authStatus: 'session.gitHubAuth.getStatus',
   setMode: 'session.mode.set',
   send: 'session.send',
@@ -86,6 +88,12 @@ export interface ExternalToolResult {
 }
 
 export interface CreateSessionOptions {
+  /**
+   * Continue this session (its state folder restored into COPILOT_HOME/session-state) with
+   * `session.resume` instead of creating one: every other option here configures it, as for a new
+   * session (measured, CLI 1.0.102: without `sandboxConfig` again the sandbox is "unsupported").
+   */
+  resumeSessionId?: string
   model?: string
   /** MCP servers the CLI starts for the session, by name (the CLI's `mcpServers` format). */
   mcpServers?: Record<string, McpServerConfig>
@@ -201,9 +209,11 @@ export class CopilotApi implements SessionApi {
   }
 
   create(options: CreateSessionOptions): Promise<CreateSessionResult> {
+    const resume = options.resumeSessionId
     return this.connection.request(
-      METHOD.create,
+      resume === undefined ? METHOD.create : METHOD.resume,
       {
+        ...(resume === undefined ? {} : { sessionId: resume }),
         ...(options.model ? { model: options.model } : {}),
         ...(options.mcpServers ? { mcpServers: options.mcpServers } : {}),
         ...(options.tools ? { tools: options.tools } : {}),

@@ -3,6 +3,7 @@
  * wrong (and how to fix it), the agent's summary as its claim, the plan. Each returns null when
  * it has nothing to say: no section is ever rendered empty.
  */
+import { chainSection } from './render-chain.js'
 import { adviseOnDenial, type Advice } from '../policy/index.js'
 import { passed } from './figures.js'
 import { FAILING_OUTPUT_CHARS, FAILING_OUTPUT_LINES } from './limits.js'
@@ -755,6 +756,7 @@ export function bodyParts(
   return [
     view.options.marker ?? null,
     headline(view),
+    chainSection(view),
     ...middle,
     trimNote(view.options.maxLength, trimmed)
   ]

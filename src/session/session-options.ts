@@ -32,6 +32,8 @@ export interface SessionContext {
   tokenRegistration?: string
   /** Tools the action gives the agent; none offered when empty. */
   tools?: readonly ExternalToolDefinition[]
+  /** Continue this session (restored from a checkpoint) instead of creating one. */
+  resumeSessionId?: string
 }
 
 export function sessionOptions(
@@ -42,6 +44,7 @@ export function sessionOptions(
   const { sandbox } = context
   const mcpServers = settings.mcpServers?.servers
   return {
+    ...(context.resumeSessionId === undefined ? {} : { resumeSessionId: context.resumeSessionId }),
     ...(settings.model ? { model: settings.model } : {}),
     ...(mcpServers ? { mcpServers } : {}),
     ...(context.tools && context.tools.length > 0 ? { tools: [...context.tools] } : {}),
