@@ -878,6 +878,7 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
     },
     addLabel: (name) => {
       labelNames.add(name.toLowerCase())
+    },
     addArtifact: (owner, repo, artifact) => {
       const id = 9000 + artifacts.length + 1
       artifacts.push({
