@@ -24,7 +24,8 @@
  * case-insensitively; 404 for others).
  * Issues: `POST /repos/:owner/:repo/issues` (kept, body at most 65,536 characters like the
  * real API), `GET /repos/:owner/:repo/issues` (newest first, `state`, `per_page`),
- * `GET|PATCH /repos/:owner/:repo/issues/:number`; `addIssue` seeds one.
+ * `GET|PATCH /repos/:owner/:repo/issues/:number`; `addIssue` seeds one. A workflow run's jobs:
+ * `GET /repos/:owner/:repo/actions/runs/:id(/attempts/:n)/jobs`, seeded by `setRunJobs`.
  * Workflow artifacts (resume): `GET /repos/:owner/:repo/actions/artifacts?name=` (newest first)
  * and `GET …/actions/artifacts/:id/zip` (302 to a blob URL serving the zip), seeded by
  * `addArtifact`.
@@ -149,6 +150,11 @@ export interface FakeGitHub {
   pulls: FakePullRequest[]
   /** Issues opened through the API or seeded (live objects), in order. */
   issues: FakeIssue[]
+  /**
+   * The jobs `GET /repos/:o/:r/actions/runs/:id(/attempts/:n)/jobs` lists for a run id (any
+   * repository, any attempt; one page).
+   */
+  setRunJobs(runId: number, jobs: Array<{ name: string; html_url: string }>): void
   /** Seed an issue in `owner/repo` with `body`; returns it (its number is the next free one). */
   addIssue(owner: string, repo: string, title: string, body: string | null): FakeIssue
   /** The comments of one issue or PR, oldest first (live objects). */
@@ -258,6 +264,7 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
         .join('.*')}$`
     )
   const issues: FakeIssue[] = []
+  const runJobs = new Map<number, Array<{ name: string; html_url: string }>>()
   const makeIssue = (
     owner: string,
     repo: string,
@@ -760,6 +767,15 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
           send(201, issueView(issue))
           return
         }
+        const jobs = /^\/actions\/runs\/(\d+)(?:\/attempts\/\d+)?\/jobs$/.exec(rest)
+        if (jobs && method === 'GET') {
+          const list = runJobs.get(Number(jobs[1])) ?? []
+          send(200, {
+            total_count: list.length,
+            jobs: list.map((job, i) => ({ id: 7000 + i, status: 'completed', ...job }))
+          })
+          return
+        }
         if (rest === '/issues' && method === 'GET') {
           const state = query.state ?? 'open'
           const perPage = Math.min(Math.max(Number(query.per_page ?? defaultPerPage) || 30, 1), 100)
@@ -831,6 +847,9 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
     pulls,
     issues,
     addIssue: (owner, repo, title, body) => makeIssue(owner, repo, title, body, []),
+    setRunJobs: (runId, jobs) => {
+      runJobs.set(runId, jobs)
+    },
     addComment: (owner, repo, number, body, author = 'someone') =>
       newComment(
         owner,

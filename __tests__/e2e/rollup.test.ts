@@ -157,6 +157,14 @@ it('runs one task in three repositories and rolls their reports up into one issu
     fs.copyFileSync(result.outputs['report-path'] ?? '', target)
   }
 
+  // the run's jobs as GitHub lists them for a calling workflow: each leg's page is linked
+  github.setRunJobs(4242, [
+    { name: 'plan', html_url: 'https://github.com/acme/fleet-control/actions/runs/4242/job/1' },
+    ...runs.map(([repository], i) => ({
+      name: `fleet / agent ${repository}`,
+      html_url: `https://github.com/acme/fleet-control/actions/runs/4242/job/${10 + i}`
+    }))
+  ])
   const first = await rollup(rollupWs, {})
   expect(first.exitCode).toBe(0)
   expect(first.cliPids).toEqual([])
@@ -182,6 +190,7 @@ it('runs one task in three repositories and rolls their reports up into one issu
   expect(body).toMatch(/`node --test math\.test\.mjs` ❌ exit 1 · 1 failed, 1 passed/)
   expect(body).toMatch(/`node --test math\.test\.mjs` ✅ 2 passed/)
   expect(body).not.toContain('leg-')
+  expect(body).toContain('[job](https://github.com/acme/fleet-control/actions/runs/4242/job/11) |')
   // the job summary has the same table
   expect(rows(first.summary)).toHaveLength(3)
 

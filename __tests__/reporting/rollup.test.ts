@@ -14,6 +14,7 @@ import {
   ROLLUP_MARKER_PREFIX,
   buildRollup,
   issueBody,
+  jobRepository,
   renderRollup,
   rollupMarker,
   roomFor
@@ -297,6 +298,29 @@ describe('the roll-up', () => {
     console.log(
       `500 reports read and rendered: ${Math.round(elapsed)} ms, issue body ${body.length} characters, summary ${summary.length}`
     )
+  })
+})
+
+describe('the agent job of a repository', () => {
+  it('is read from the matrix leg’s name, in the called or the calling workflow', () => {
+    expect(jobRepository('agent acme/app', 'agent')).toBe('acme/app')
+    expect(jobRepository('fleet / agent Acme/App.js', 'agent')).toBe('acme/app.js')
+    expect(jobRepository('publish acme/app', 'agent')).toBeUndefined()
+    expect(jobRepository('fleet / magent acme/app', 'agent')).toBeUndefined()
+    expect(jobRepository('agent acme/app/x', 'agent')).toBeUndefined()
+  })
+
+  it('links the job when known, else the run', () => {
+    const rollup = buildRollup({
+      readings: [
+        reading(reportOf('acme/a', 'completed')),
+        reading(reportOf('acme/b', 'completed'))
+      ],
+      jobUrls: new Map([['acme/a', 'https://github.com/acme/fleet/actions/runs/9/job/5']])
+    })
+    const body = renderRollup(rollup, { maxLength: 60_000 })
+    expect(body).toContain('[job](https://github.com/acme/fleet/actions/runs/9/job/5)')
+    expect(body).toContain('[run](https://github.com/acme/fleet/actions/runs/9/attempts/1)')
   })
 })
 

@@ -8,7 +8,6 @@
  */
 import fs from 'node:fs'
 import path from 'node:path'
-import * as core from '@actions/core'
 import picomatch from 'picomatch'
 import { UserError, messageOf } from '../errors.js'
 import { createGitHubClient, defaultApiUrl, type GitHubClient } from '../github/client.js'
@@ -18,10 +17,12 @@ import { GITHUB_COMMENT_LIMIT, SUMMARY_MAX_LENGTH } from '../reporting/limits.js
 import { readReportFile, type ReportReading } from '../reporting/report-file.js'
 import type { ROLLUP_OUTPUT_NAMES } from '../reporting/outputs.js'
 import { runUrl } from '../reporting/publish.js'
+import { setOutputs, writeJobSummary } from '../reporting/redacted-writes.js'
 import {
   PublishRecordSchema,
   buildRollup,
   issueBody,
+  jobRepository,
   renderRollup,
   rollupMarker,
   roomFor,
@@ -69,11 +70,16 @@ export async function rollupMode(
   const publish =
     options.publishResults === undefined ? [] : readPublishRecords(options.publishResults)
   const server = (env.GITHUB_SERVER_URL ?? 'https://github.com').replace(/\/+$/, '')
+  const client = settings.githubToken
+    ? createGitHubClient({ token: settings.githubToken, apiUrl: defaultApiUrl(env), log })
+    : undefined
+  const jobUrls = client === undefined ? undefined : await agentJobUrls(client, env, readings)
   const rollup = buildRollup({
     readings,
     repositories: options.repositories,
     publish,
-    serverUrl: server
+    serverUrl: server,
+    ...(jobUrls === undefined ? {} : { jobUrls })
   })
   const link = runUrl(env)
   const counts = JSON.stringify(rollup.counts)
@@ -86,7 +92,7 @@ export async function rollupMode(
   }
   let failure: string | undefined
   try {
-    const issue = await writeIssue(settings, env, rollup, link)
+    const issue = await writeIssue(client, settings, env, rollup, link)
     outputs['tracking-issue'] = `${issue.owner}/${issue.repo}#${issue.number}`
     outputs['tracking-issue-url'] = issue.url
     log.info(`Roll-up written to ${issue.url}`)
@@ -96,13 +102,13 @@ export async function rollupMode(
   }
   const note = failure === undefined ? '' : `> [!WARNING]\n> ${failure.replace(/\n/g, ' ')}\n\n`
   try {
-    await core.summary
-      .addRaw(note + renderRollup(rollup, { maxLength: SUMMARY_MAX_LENGTH - note.length }), true)
-      .write()
+    await writeJobSummary(
+      note + renderRollup(rollup, { maxLength: SUMMARY_MAX_LENGTH - note.length })
+    )
   } catch (error) {
     log.warning(`Could not write the job summary: ${messageOf(error)}`)
   }
-  for (const [name, value] of Object.entries(outputs)) core.setOutput(name, value)
+  setOutputs(outputs)
   return { outputs, rollup, ...(failure === undefined ? {} : { failure }) }
 }
 
@@ -119,22 +125,18 @@ interface WrittenIssue {
  * run opened (its marker names the run), so a re-run never opens a second.
  */
 async function writeIssue(
+  client: GitHubClient | undefined,
   settings: Settings,
   env: NodeJS.ProcessEnv,
   rollup: Rollup,
   link: string | undefined
 ): Promise<WrittenIssue> {
   const target = issueTarget(settings, env)
-  if (!settings.githubToken) {
+  if (client === undefined) {
     throw new UserError(
       "With 'mode: rollup', the input 'github-token' must be a token that can write issues in the tracking issue's repository (permissions: issues: write)."
     )
   }
-  const client = createGitHubClient({
-    token: settings.githubToken,
-    apiUrl: defaultApiUrl(env),
-    log
-  })
   const self = runnerRepository(env)
   const runKey =
     self !== undefined && env.GITHUB_RUN_ID
@@ -207,6 +209,65 @@ async function issueOfThisRun(
   })
   return data.find((issue) => issue.pull_request == null && (issue.body ?? '').includes(marker))
     ?.number
+}
+
+/** The most workflow runs whose agent jobs the roll-up looks up. */
+const MAX_RUNS_LOOKED_UP = 5
+
+/**
+ * Each repository's agent job page, from the jobs of the workflow runs the reports name (runs of
+ * this repository only): a report knows its run and its job id, not the job's page. Needs
+ * `actions: read`; without it (or on any error) the rows link the run instead.
+ */
+async function agentJobUrls(
+  client: GitHubClient,
+  env: NodeJS.ProcessEnv,
+  readings: readonly ReportReading[]
+): Promise<Map<string, string>> {
+  const urls = new Map<string, string>()
+  const self = runnerRepository(env)
+  if (self === undefined) return urls
+  const server = (env.GITHUB_SERVER_URL ?? 'https://github.com').replace(/\/+$/, '')
+  const prefix = `${server}/${self.owner}/${self.repo}/actions/runs/`
+  const runs = new Map<string, { id: number; attempt?: number; job: string }>()
+  for (const reading of readings) {
+    const run = reading.kind === 'report' ? reading.report.run : undefined
+    const id = Number(run?.id)
+    if (run?.job === undefined || !run.url.startsWith(prefix) || !Number.isSafeInteger(id)) continue
+    runs.set(`${id}/${run.attempt ?? ''}/${run.job}`, {
+      id,
+      job: run.job,
+      ...(run.attempt === undefined ? {} : { attempt: run.attempt })
+    })
+  }
+  for (const run of [...runs.values()].slice(0, MAX_RUNS_LOOKED_UP)) {
+    try {
+      const jobs =
+        run.attempt === undefined
+          ? await client.paginate(client.rest.actions.listJobsForWorkflowRun, {
+              owner: self.owner,
+              repo: self.repo,
+              run_id: run.id,
+              per_page: 100
+            })
+          : await client.paginate(client.rest.actions.listJobsForWorkflowRunAttempt, {
+              owner: self.owner,
+              repo: self.repo,
+              run_id: run.id,
+              attempt_number: run.attempt,
+              per_page: 100
+            })
+      for (const job of jobs) {
+        const repository = jobRepository(job.name, run.job)
+        if (repository !== undefined && job.html_url) urls.set(repository, job.html_url)
+      }
+    } catch (error) {
+      log.warning(
+        `Could not look up the agent jobs of run ${run.id} (the rows link the run instead; the roll-up's token needs actions: read): ${messageOf(error)}`
+      )
+    }
+  }
+  return urls
 }
 
 function readPublishRecords(glob: string): PublishRecord[] {

@@ -127,6 +127,8 @@ export interface RollupInput {
   publish?: PublishRecord[]
   /** Where GitHub is (`https://github.com`), to link repositories. */
   serverUrl?: string
+  /** Each repository's agent job page (`owner/name` → URL), when the roll-up could look them up. */
+  jobUrls?: ReadonlyMap<string, string>
 }
 
 /** The rows of a roll-up, failures first, and its counts. */
@@ -142,7 +144,7 @@ export function buildRollup(input: RollupInput): Rollup {
   for (const reading of input.readings) {
     const row =
       reading.kind === 'report'
-        ? reportRow(reading.report, server, published)
+        ? reportRow(reading.report, server, published, input.jobUrls)
         : problemRow(reading.file, reading.problem, reading.reason)
     if (row.repository !== null) seen.add(key(row.repository))
     rows.push(row)
@@ -210,7 +212,8 @@ function repositoryCell(repository: string, server: string): string {
 function reportRow(
   report: RollupReport,
   server: string,
-  published: Map<string, PublishRecord>
+  published: Map<string, PublishRecord>,
+  jobUrls: ReadonlyMap<string, string> | undefined
 ): RollupRow {
   const full = asReport(report)
   const view = new View(full, { maxLength: 65_536 })
@@ -266,7 +269,7 @@ function reportRow(
       files: filesCell(f),
       credits: creditsCell(credits),
       pullRequest: pullRequestCell(publish, repository),
-      run: runCell(report)
+      run: runCell(report, repository === null ? undefined : jobUrls?.get(key(repository)))
     },
     credits,
     durationMs: report.durationMs ?? null,
@@ -337,9 +340,24 @@ function pullRequestCell(publish: PublishRecord | undefined, repository: string 
   return '—'
 }
 
-function runCell(report: RollupReport): string {
+function runCell(report: RollupReport, jobUrl: string | undefined): string {
+  const job = safeUrl(jobUrl)
+  if (job !== null) return `[job](${job})`
   const url = safeUrl(report.run?.url)
   return url === null ? '—' : `[run](${url})`
+}
+
+/**
+ * The repository an agent job of a workflow run worked on, from the job's name as the fleet's
+ * matrix names it (`agent acme/app`, or `fleet / agent acme/app` in a calling workflow): the
+ * `owner/name` after the report's job id (`GITHUB_JOB`). Undefined for any other name.
+ */
+export function jobRepository(jobName: string, jobId: string): string | undefined {
+  const match = new RegExp(`(?:^|/ )${jobId.replace(/[^\w-]/g, '')} ([^\\s/]+/[^\\s/]+)$`).exec(
+    jobName.trim()
+  )
+  const name = match?.[1] === undefined ? undefined : parseRepositoryName(match[1])
+  return name === undefined ? undefined : key(`${name.owner}/${name.name}`)
 }
 
 function problemRow(file: string, problem: string, reason: string): RollupRow {
