@@ -1,3 +1,4 @@
+import fs from 'node:fs'
 import path from 'node:path'
 /**
  * End to end with the real CLI: shell commands through the session, and runs that end badly —
@@ -179,7 +180,7 @@ describe('setup and verify commands', () => {
 
   it('kills a command at its timeout, with its whole process group', async () => {
     const result = await runWith([complete], {
-      'setup-commands': 'sleep 300 & echo $! > bg.pid; echo started; sleep 300',
+      'setup-commands': 'sleep 3011 & echo started; sleep 300',
       'command-timeout-seconds': '2'
     })
     const record = result.report!.commands[0]!
@@ -187,11 +188,34 @@ describe('setup and verify commands', () => {
     expect(record.exitCode).toBeNull()
     expect(record.durationMs).toBeGreaterThanOrEqual(2000)
     expect(result.outputs.status).toBe('failed')
-    const background = Number(workspace.read('bg.pid'))
-    expect(background).toBeGreaterThan(0)
-    expect(await waitGone([background])).toEqual([])
+    // behind the OS sandbox the command has its own PID namespace: found by its command line
+    expect(await waitGoneByCommandLine('sleep 3011')).toEqual([])
   })
 })
+
+/** Waits until no process runs `commandLine` (NUL-separated arguments joined by spaces). */
+async function waitGoneByCommandLine(commandLine: string, timeoutMs = 5000): Promise<number[]> {
+  const running = (): number[] =>
+    fs
+      .readdirSync('/proc')
+      .filter((name) => /^\d+$/.test(name))
+      .filter((pid) => {
+        try {
+          return (
+            fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim() ===
+            commandLine
+          )
+        } catch {
+          return false
+        }
+      })
+      .map(Number)
+  const deadline = Date.now() + timeoutMs
+  while (running().length > 0 && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  return running()
+}
 
 describe('command output and cancellation', () => {
   it("streams a command's output to the log while it runs", async () => {
@@ -216,7 +240,7 @@ describe('command output and cancellation', () => {
   it('SIGTERM during a setup command: cancelled, the command and its group killed', async () => {
     const result = await runWith(
       [complete],
-      { 'setup-commands': 'sleep 300 & echo $! > bg.pid; echo waiting; sleep 300' },
+      { 'setup-commands': 'sleep 3012 & echo waiting; sleep 300' },
       {
         onOutput: (chunk) => {
           // the command's own output line (its text also stands in the group header)
@@ -230,9 +254,7 @@ describe('command output and cancellation', () => {
     expect(result.outputs.status).toBe('cancelled')
     expect(result.report!.commands[0]).toMatchObject({ phase: 'setup', exitCode: null })
     expect(model!.requests).toHaveLength(0)
-    const background = Number(workspace.read('bg.pid'))
-    expect(background).toBeGreaterThan(0)
-    expect(await waitGone([background])).toEqual([])
+    expect(await waitGoneByCommandLine('sleep 3012')).toEqual([])
   })
 })
 
