@@ -148,7 +148,9 @@ describe('sandboxConfigFor', () => {
       '/opt',
       '/opt/hostedtoolcache',
       // HOME's caches and toolchains the CLI would bind read-write (they exist here)
-      ...HOME_CACHES.map((name) => `/home/runner/${name}`)
+      ...HOME_CACHES.map((name) => `/home/runner/${name}`),
+      // the CLI's unpacked runtime: its grep and glob tools run its ripgrep in the sandbox
+      '/home/runner/.cache/copilot/pkg'
     ])
   })
 

@@ -13,6 +13,7 @@ import {
   type Mount,
   type PathKind
 } from '../../src/wall/cli-sandbox.js'
+import { wallCovers } from '../../src/wall/cli-wall.js'
 
 const HOME = '/home/runner'
 const WORK = `${HOME}/work`
@@ -235,5 +236,16 @@ describe('cliInstallDir', () => {
       '/x/node_modules/@github'
     )
     expect(cliInstallDir('/opt/cli/bin/copilot')).toBe('/opt/cli/bin')
+  })
+})
+
+describe('wallCovers', () => {
+  it('is true when the running wall already shows what the run adds, as it must be', () => {
+    const wall = cliWall(facts({ readwrite: ['/srv/out'] }, { dirs: ['/srv/out', '/srv/mcp'] }))
+    expect(wallCovers(wall, { readwrite: ['/srv/out'] })).toBe(true)
+    expect(wallCovers(wall, { readwrite: ['/srv/mcp'] })).toBe(false)
+    expect(wallCovers(wall, { readonly: ['/usr/bin/node'] })).toBe(true)
+    expect(wallCovers(wall, { readonly: [`${TEMP}/mcp.json`] })).toBe(false)
+    expect(wallCovers(wall, {})).toBe(true)
   })
 })
