@@ -26,6 +26,7 @@ import { clip, codeSpan, inlineText, neutralizeMarkdown } from '../text/safe-tex
 import type { SafeOutputProposal } from '../reporting/types.js'
 import { LIMITS, readProposals } from '../session/safe-outputs.js'
 import type { Settings } from '../settings.js'
+import { GIT_TIMEOUT_MS } from '../git/process.js'
 
 export interface PublishResult {
   outputs: Record<string, string>
@@ -76,7 +77,14 @@ function git(
     execFile(
       'git',
       args,
-      { cwd, env, maxBuffer: 256 * 1024 * 1024, encoding: 'utf8' },
+      {
+        cwd,
+        env,
+        maxBuffer: 256 * 1024 * 1024,
+        encoding: 'utf8',
+        timeout: GIT_TIMEOUT_MS,
+        killSignal: 'SIGKILL'
+      },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0
         resolve({ code, stdout, stderr })
