@@ -36,6 +36,7 @@ import { judgeProposals } from './publish-judge.js'
 import { reviewBranchRefusal } from './publish-branch.js'
 import { takeBoundFile } from './publish-files.js'
 import { setOutputs, writeJobSummary } from '../reporting/redacted-writes.js'
+import { GIT_TIMEOUT_MS } from '../git/process.js'
 
 export interface PublishResult {
   outputs: Record<string, string>
@@ -91,7 +92,14 @@ function git(
     execFile(
       'git',
       args,
-      { cwd, env, maxBuffer: 256 * 1024 * 1024, encoding: 'utf8' },
+      {
+        cwd,
+        env,
+        maxBuffer: 256 * 1024 * 1024,
+        encoding: 'utf8',
+        timeout: GIT_TIMEOUT_MS,
+        killSignal: 'SIGKILL'
+      },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0
         resolve({ code, stdout, stderr })

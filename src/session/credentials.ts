@@ -24,6 +24,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { z } from 'zod'
+import { GIT_TIMEOUT_MS } from '../git/process.js'
 
 /** The stash file's name in the stash directory. */
 export const STASH_FILE = 'git-credentials-stash.json'
@@ -480,7 +481,10 @@ function gitRunner(env: NodeJS.ProcessEnv): Git {
         env: clean,
         encoding: 'utf8',
         stdio: ['ignore', 'pipe', 'pipe'],
-        maxBuffer: 16 * 1024 * 1024
+        maxBuffer: 16 * 1024 * 1024,
+        // a FIFO where a config file should be is an error, never a wait (src/git/process.ts)
+        timeout: GIT_TIMEOUT_MS,
+        killSignal: 'SIGKILL'
       })
     } catch (error) {
       const status = (error as { status?: unknown }).status
