@@ -260,6 +260,35 @@ describe('push-to: pr-branch pushes only to review branches', () => {
     60_000
   )
 
+  // The /copilot recipe: an issue_comment on a pull request pushes to its head branch, as the
+  // API has it (the event names no branch).
+  it('pushes to the head of the pull request an issue_comment was made on', async () => {
+    const tip = pushBranch('feature')
+    github.seedPullRequest({ number: 7, head: 'feature', base: 'main' })
+    const ws = clone()
+    const event = path.join(ws.runnerTemp, 'comment-event.json')
+    fs.writeFileSync(
+      event,
+      JSON.stringify({
+        action: 'created',
+        issue: {
+          number: 7,
+          pull_request: { url: 'https://api.github.com/repos/octo/repo/pulls/7' }
+        },
+        comment: { body: '/copilot fix add' }
+      })
+    )
+    const result = await publish(
+      ws,
+      { ...upload(ws, patchOf({ 'src/math.js': FIXED }), [PR]), 'push-to': 'pr-branch' },
+      { GITHUB_EVENT_PATH: event, GITHUB_EVENT_NAME: 'issue_comment' }
+    )
+    expect(result.exitCode).toBe(0)
+    expect(git(origin, 'rev-parse', 'refs/heads/feature~1').trim()).toBe(tip)
+    expect(git(origin, 'show', 'feature:src/math.js')).toBe(FIXED)
+    expect(writes(github)).toEqual([])
+  }, 60_000)
+
   // Broken before: new-branch force-pushed copilot/<run id> whoever had made it.
   it('new-branch never force-pushes over a branch it did not make', async () => {
     const tip = pushBranch('copilot/4242')

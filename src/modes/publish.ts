@@ -822,7 +822,11 @@ async function pushPatch(
     if (notReview !== undefined) {
       return { refused: `The patch was not pushed: ${notReview}.` }
     }
-    const fetched = await git(root, ['fetch', '--no-tags', 'origin', `refs/heads/${branch}`])
+    const fetched = await git(
+      root,
+      ['fetch', '--no-tags', 'origin', `refs/heads/${branch}`],
+      originAuth(settings)
+    )
     if (fetched.code !== 0)
       return { refused: `Could not fetch ${branch}: ${clip(fetched.stderr.trim(), 300)}` }
     const checkout = await git(root, ['checkout', '-B', branch, 'FETCH_HEAD'])
@@ -831,7 +835,7 @@ async function pushPatch(
   } else {
     branch = `copilot/${context.runId}`
     // never over a branch this step did not make: only its own commit of this run is replaced
-    const lease = await ownBranchLease(root, branch, context.runId)
+    const lease = await ownBranchLease(root, branch, context.runId, originAuth(settings))
     if ('refused' in lease) return { refused: `The patch was not pushed: ${lease.refused}.` }
     forceLease = lease.lease
     const checkout = await git(root, ['checkout', '-B', branch])
@@ -889,8 +893,6 @@ async function pushPatch(
   )
   if (commit.code !== 0)
     return { refused: `Could not commit the patch: ${clip(commit.stderr.trim(), 300)}` }
-  const auth = Buffer.from(`x-access-token:${settings.githubToken ?? ''}`).toString('base64')
-  addSecrets([auth])
   const push = await git(
     root,
     [
@@ -901,16 +903,25 @@ async function pushPatch(
       'origin',
       `HEAD:refs/heads/${branch}`
     ],
-    [
-      // the job's token, in place of any header the checkout persisted
-      ['http.extraheader', ''],
-      ['http.extraheader', `AUTHORIZATION: basic ${auth}`]
-    ]
+    originAuth(settings)
   )
   if (push.code !== 0) {
     throw new Error(`git push to origin failed: ${clip(push.stderr.trim(), 500)}`)
   }
   return { branch }
+}
+
+/**
+ * The job's token as git's HTTP header for origin, in place of any header the checkout persisted
+ * (the recipes' publish checkouts persist none: fetching a private repository's branch needs it).
+ */
+function originAuth(settings: Settings): Array<readonly [string, string]> {
+  const auth = Buffer.from(`x-access-token:${settings.githubToken ?? ''}`).toString('base64')
+  addSecrets([auth])
+  return [
+    ['http.extraheader', ''],
+    ['http.extraheader', `AUTHORIZATION: basic ${auth}`]
+  ]
 }
 
 /** Whether a file name holds a credential (then the refusal does not show the name). */
@@ -969,15 +980,16 @@ function realPathOf(file: string): string {
 async function ownBranchLease(
   root: string,
   branch: string,
-  runId: string
+  runId: string,
+  auth: ReadonlyArray<readonly [string, string]>
 ): Promise<{ lease: string | undefined } | { refused: string }> {
-  const remote = await git(root, ['ls-remote', '--heads', 'origin', `refs/heads/${branch}`])
+  const remote = await git(root, ['ls-remote', '--heads', 'origin', `refs/heads/${branch}`], auth)
   if (remote.code !== 0) {
     return { refused: `could not ask origin about ${branch} (${clip(remote.stderr.trim(), 200)})` }
   }
   const tip = /^([0-9a-f]{40,64})\s/m.exec(remote.stdout)?.[1]
   if (tip === undefined) return { lease: undefined }
-  const fetched = await git(root, ['fetch', '--no-tags', 'origin', `refs/heads/${branch}`])
+  const fetched = await git(root, ['fetch', '--no-tags', 'origin', `refs/heads/${branch}`], auth)
   if (fetched.code !== 0) {
     return { refused: `could not fetch ${branch} (${clip(fetched.stderr.trim(), 200)})` }
   }
