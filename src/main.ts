@@ -28,7 +28,13 @@ import {
   stashUnsafeInstructions,
   type Guards
 } from './pipeline/workspace-guards.js'
-import { homeCaches, protectedNames, sandboxConfigFor, sandboxNetwork } from './policy/index.js'
+import {
+  codeExecutionRule,
+  homeCaches,
+  protectedNames,
+  sandboxConfigFor,
+  sandboxNetwork
+} from './policy/index.js'
 import { commentPublisher, commentTarget, runUrl } from './reporting/publish.js'
 import { renderWorking } from './reporting/render.js'
 import { WorkspaceAudit } from './session/audit.js'
@@ -201,7 +207,8 @@ async function runAgent(
           ...sandboxContext(settings, env, ACTION_DIR),
           protectedPaths: started.readOnly
         }),
-      setup
+      setup,
+      codeExecutionRule(policy.rules)
     )
     // The CLI looks for bwrap and the network's programs once, when it starts (measured, CLI
     // 1.0.102): after the setup installed some, a fresh CLI (~0.4 s) is the one that sees them.
