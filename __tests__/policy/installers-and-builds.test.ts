@@ -107,6 +107,7 @@ describe("build tools' code options run code", () => {
   it.each([
     'make',
     'make -j4 test',
+    'make VERBOSE=1 test',
     'make -C src',
     'cargo build --release',
     'cargo test -- --nocapture',

@@ -141,7 +141,11 @@ export function makeEffects(words: readonly ShellWord[], name: string): CommandE
       ]
     }
     // `make VAR=value`: a variable can replace any recipe's program (`CC=sh`, `SHELL=…`)
-    if (/^[A-Za-z_][A-Za-z0-9_.-]*\+?:{0,2}=/.test(t) || !w.literal) {
+    // (a number or a yes/no flag, `VERBOSE=1`, names no program)
+    const assignment = /^[A-Za-z_][A-Za-z0-9_.-]*\+?:{0,2}=(.*)$/.exec(t)
+    const flag =
+      assignment !== null && /^(?:\d+|true|false|yes|no|on|off)?$/i.test(assignment[1] ?? '')
+    if ((assignment !== null && !flag) || !w.literal) {
       return [
         runsCode(
           `${name} ${t}: a variable on the command line can replace the programs recipes run`
