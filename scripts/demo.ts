@@ -9,9 +9,26 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { startModelServer } from '../test-support/model-server.js'
 import { EXAMPLE_POLICY, makeWorkspace, runAction } from '../test-support/action.js'
+import { probeSandbox } from '../src/session/sandbox-probe.js'
+
+// The example policy runs the project's tests, which needs the OS sandbox under `sandbox: auto`.
+// On a machine where it cannot run (no bubblewrap, user namespaces refused), the demo says
+// `sandbox: off` in its policy, and says so here: its scripted agent runs nothing harmful.
+const probe = await probeSandbox(process.env)
+const policy = probe.available
+  ? EXAMPLE_POLICY
+  : EXAMPLE_POLICY.replace(
+      'default: deny\n',
+      'default: deny\nsandbox: { mode: off } # the demo machine has no OS sandbox\n'
+    )
+if (!probe.available) {
+  console.log(
+    `No OS sandbox here (${probe.reason}): the demo's policy says sandbox: off, so its commands run unguarded (the policy still judges each one). A real run of a policy that runs code stops instead, naming the fix.\n`
+  )
+}
 
 const workspace = makeWorkspace({
-  '.github/copilot-policy.yml': EXAMPLE_POLICY,
+  '.github/copilot-policy.yml': policy,
   'README.md': '# Demo repository\n',
   'src/math.ts': 'export const add = (a: number, b: number) => a - b\n'
 })

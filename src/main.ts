@@ -42,7 +42,13 @@ import {
   stashUnsafeInstructions,
   type Guards
 } from './pipeline/workspace-guards.js'
-import { homeCaches, protectedNames, sandboxConfigFor, sandboxNetwork } from './policy/index.js'
+import {
+  codeExecutionRule,
+  homeCaches,
+  protectedNames,
+  sandboxConfigFor,
+  sandboxNetwork
+} from './policy/index.js'
 import { commentPublisher, commentTarget, runUrl } from './reporting/publish.js'
 import { setOutputs } from './reporting/redacted-writes.js'
 import { renderWorking } from './reporting/render.js'
@@ -273,7 +279,8 @@ async function runAgent(
           ...sandboxContext(settings, env, ACTION_DIR, cliWall),
           protectedPaths: started.readOnly
         }),
-      setup
+      setup,
+      codeExecutionRule(policy.rules)
     )
     recorder.record({
       type: 'sandbox',

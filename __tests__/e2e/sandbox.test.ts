@@ -38,12 +38,12 @@ let loopbackPort = 0
 let targets: { home: string; tmp: string; runnerTemp: string; toolCache: string }
 let runnerFiles: Record<'GITHUB_ENV' | 'GITHUB_PATH' | 'GITHUB_STATE', string>
 
-const policy = (mode: string) => `version: 1
+const policy = (mode: string, shell = '["node hostile.js", "echo *"]') => `version: 1
 default: deny
 sandbox:
   mode: ${mode}
 rules:
-  - { id: run-tests, decision: allow, shell: ["node hostile.js", "echo *"] }
+  - { id: run-tests, decision: allow, shell: ${shell} }
   - { id: sources, decision: allow, write: ["*.js"] }
   - { id: read-all, decision: allow, read: ["**"] }
 `
@@ -312,8 +312,22 @@ describe('the OS sandbox around an allowed command', () => {
     60_000
   )
 
-  it('auto, bwrap not on PATH: runs without the sandbox, and says so loudly', async () => {
+  it('auto, bwrap not on PATH, a policy that runs code: fails before any session, naming what is missing and sandbox: off', async () => {
     workspace.write('.github/copilot-policy.yml', policy('auto'))
+    const result = await runWith([{ toolCalls: [] }], { PATH: pathWithoutBwrap() })
+    expect(result.outputs.status).toBe('failed')
+    expect(result.exitCode).not.toBe(0)
+    expect(model!.requests).toHaveLength(0)
+    expect(sessionDirs(workspace)).toEqual([])
+    const message = result.report!.error?.message ?? ''
+    expect(message).toContain('rule run-tests ("node hostile.js")')
+    expect(message).toContain('bubblewrap (bwrap) is not installed or not on PATH')
+    expect(message).toContain('sudo apt-get install -y bubblewrap')
+    expect(message).toContain('sandbox: { mode: off }')
+  }, 60_000)
+
+  it('auto, bwrap not on PATH, a policy that runs no code: runs without the sandbox, and says so loudly', async () => {
+    workspace.write('.github/copilot-policy.yml', policy('auto', '["echo *"]'))
     const result = await runWith(
       [
         {

@@ -95,6 +95,19 @@ describe('renderComment: the headline', () => {
     )
   })
 
+  it('says at the top when no OS sandbox guarded the run, and not when one did', () => {
+    const lineUnder = (body: string) => body.split('\n')[4] ?? ''
+    const off = comment(sampleReport('completed', { sandbox: { state: 'off' } }))
+    expect(lineUnder(off)).toMatch(/^> ⚠️ \*\*Unguarded run:\*\* the policy sets `sandbox: off`/)
+    const unavailable = comment(
+      sampleReport('completed', { sandbox: { state: 'unavailable', reason: 'no bwrap' } })
+    )
+    expect(lineUnder(unavailable)).toMatch(
+      /^> ⚠️ \*\*Unguarded run:\*\* the OS sandbox could not run/
+    )
+    expect(comment(sampleReport('completed'))).not.toContain('Unguarded')
+  })
+
   it('links the run only with an http(s) URL', () => {
     const body = renderComment(sampleReport('completed'), {
       marker: MARKER,

@@ -147,6 +147,18 @@ describe('planSandbox', () => {
     })
   })
 
+  it('auto without one, for a policy that runs code: a UserError naming the rule, what is missing, the fix and sandbox: off', () => {
+    const plan = () => planSandbox('auto', missing, () => CONFIG, {}, 'tests ("npm test*")')
+    expect(plan).toThrow(UserError)
+    expect(plan).toThrow(/rule tests \("npm test\*"\).*bwrap is missing/)
+    expect(plan).toThrow('sudo apt-get install -y bubblewrap')
+    expect(plan).toThrow('sandbox: { mode: off }')
+    // off is the author's choice: no error, and the record says off
+    expect(planSandbox('off', missing, () => CONFIG, {}, 'tests').record.state).toBe('off')
+    // with the sandbox, code runs inside it
+    expect(planSandbox('auto', ok, () => CONFIG, {}, 'tests').record.state).toBe('enforced')
+  })
+
   it('required without one: a UserError naming both fixes', () => {
     const plan = () => planSandbox('required', missing, () => CONFIG)
     expect(plan).toThrow(UserError)

@@ -55,6 +55,7 @@ import {
   type CdTarget
 } from './programs/index.js'
 import { excerpt } from './errors.js'
+import { untrustedRepository } from './repositories.js'
 import {
   homeDirectory,
   readPlace,
@@ -845,6 +846,16 @@ export class PolicyEngine implements Policy {
       segments.push({ text: subject, decision: 'deny', rule: 'sensitive-path', reason: sensitive })
     }
     segments.push(...this.outsideReads(analysis.items, bases))
+    const repository = untrustedRepository(analysis.items, bases, this.physical, this.realRoot)
+    if (repository !== undefined) {
+      const allowed = explicit?.decision === 'allow'
+      segments.push({
+        text: subject,
+        decision: allowed ? 'allow' : 'deny',
+        rule: allowed ? explicit.id : 'untrusted-repository',
+        reason: repository
+      })
+    }
     const built = this.builtPaths(analysis.items, bases)
     if (built !== undefined) {
       segments.push({ text: subject, decision: 'deny', rule: 'dynamic-path', reason: built })

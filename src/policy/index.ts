@@ -13,6 +13,7 @@ export {
   type ParsedPolicy
 } from './load.js'
 export { feedbackFor, PolicyEngine, type CompiledRule } from './engine.js'
+export { codeExecutionRule } from './code-execution.js'
 export { PRESET_NAMES, presetText, type PresetName } from './presets.js'
 export { runPolicyTests, type PolicyTestCase, type PolicyTestFailure } from './testing.js'
 export { initBashParser, locateWasm } from './wasm.js'

@@ -104,6 +104,8 @@ export function headline(view: View): string {
   if (view.badPolicy) return title
   const { report } = view
   const lines = [title]
+  const unguarded = unguardedLine(view)
+  if (unguarded !== null) lines.push(unguarded)
   const evidence = evidenceLine(view)
   if (evidence !== null) lines.push(evidence)
   const meta: string[] = []
@@ -193,6 +195,20 @@ function stopFact(view: View): string | null {
     default:
       return null
   }
+}
+
+/**
+ * At the top of the comment, when no OS sandbox held the agent's commands: the policy alone
+ * judged each one, and what the code they ran did was unguarded.
+ */
+function unguardedLine(view: View): string | null {
+  const sandbox = view.report.sandbox
+  if (sandbox === undefined || sandbox.state === 'enforced') return null
+  const why =
+    sandbox.state === 'off'
+      ? 'the policy sets `sandbox: off`'
+      : 'the OS sandbox could not run on this runner'
+  return `> ⚠️ **Unguarded run:** ${why}; the policy alone judged the agent's commands, not what the code they ran did.`
 }
 
 function sandboxWord(view: View): string | null {

@@ -186,13 +186,18 @@ export interface SetupOutcome {
 /**
  * Decides from the policy's mode, the probe and the setup. `required` without a working backend,
  * or without the network stack its url rules need, throws a UserError naming the fix (before any
- * session exists); `auto` goes on without the sandbox, or with it but without network.
+ * session exists). `auto` without a working backend throws too when the policy lets the agent
+ * run code (`codeRule`: the rule that does, see `codeExecutionRule`): where no sandbox runs, what
+ * the agent's own code does is unguarded, and that must be said with `sandbox: off`, not found
+ * out; a policy that runs no code goes on without the sandbox, with a notice. `auto` with the
+ * sandbox but without its network stack goes on without network.
  */
 export function planSandbox(
   mode: SandboxMode,
   probe: SandboxProbe | undefined,
   config: () => SandboxConfig,
-  setup: SetupOutcome = {}
+  setup: SetupOutcome = {},
+  codeRule?: string
 ): SandboxPlan {
   if (mode === 'off') {
     return { mode, record: { state: 'off', reason: 'the policy sets sandbox.mode: off' } }
@@ -209,6 +214,9 @@ export function planSandbox(
       throw new UserError(
         `The policy requires the OS sandbox (sandbox.mode: required), but it is not available: ${reason}. ${SANDBOX_FIX} Or set sandbox.mode: auto in the policy to run without it.`
       )
+    }
+    if (codeRule !== undefined) {
+      throw new UserError(unguardedCodeMessage(codeRule, reason))
     }
     return { mode, record: { state: 'unavailable', reason, ...provisioned, ...took } }
   }
@@ -244,6 +252,18 @@ export function planSandbox(
       ...(networkOff ? { networkOff } : {})
     }
   }
+}
+
+/**
+ * Why a run with `sandbox: auto` stops before the session: the policy lets the agent run code,
+ * and no OS sandbox can run here. What is missing, how to get it, and how to accept the risk.
+ */
+export function unguardedCodeMessage(codeRule: string, reason: string): string {
+  return (
+    `The policy lets the agent run code (rule ${codeRule}), and the OS sandbox that keeps that code from the runner's secrets, files and network cannot run here: ${reason}. ` +
+    `${SANDBOX_FIX} ` +
+    "To run without it and accept that the agent's code runs unguarded (the policy then judges only the commands, not what the code they run does), set `sandbox: { mode: off }` in the policy; a policy that runs no code (extends: read-only) runs without the sandbox."
+  )
 }
 
 /** What one `sandbox.decision` event says about enforcement, when it says anything. */

@@ -11,6 +11,15 @@ import { curlEffects, wgetEffects } from './curl-wget.js'
 import { chmodEffects, ddEffects, patchEffects, targetsEffects } from './files.js'
 import { findEffects, findRuns } from './find.js'
 import { gitEffects } from './git.js'
+import {
+  cargoEffects,
+  gemEffects,
+  goEffects,
+  gradleEffects,
+  makeEffects,
+  mavenEffects,
+  pytestEffects
+} from './builds.js'
 import { jqEffects, yqEffects } from './jq-yq.js'
 import { perlEffects } from './perl.js'
 import {
@@ -141,6 +150,85 @@ export const PROGRAMS: readonly Program[] = [
       ['perl -e \'open(F, "/srv/x")\'', 'deny', 'runs-code'],
       ['perl x.pl', 'deny', 'runs-code'],
       ['ruby -e \'puts File.read("x")\'', 'deny', 'runs-code']
+    ]
+  },
+  {
+    names: ['gem'],
+    unknownOptions: getopt,
+    effects: gemEffects,
+    examples: [
+      ['gem install x --install-dir vendor/gems', 'deny', 'default'],
+      ['gem install x --install-dir .github', 'deny', 'workflows'],
+      ['gem install --user-install x', 'deny', 'writes-unknown'],
+      ['gem list', 'allow']
+    ]
+  },
+  {
+    names: ['cargo'],
+    unknownOptions: getopt,
+    effects: cargoEffects,
+    examples: [
+      ['cargo build', 'allow'],
+      ['cargo install --root .github x', 'deny', 'workflows'],
+      ['cargo install x', 'deny', 'writes-unknown'],
+      ['cargo --config \'target.x86_64-unknown-linux-gnu.runner="sh"\' test', 'deny', 'runs-code']
+    ]
+  },
+  {
+    names: ['go'],
+    unknownOptions: getopt,
+    effects: goEffects,
+    examples: [
+      ['go test ./...', 'allow'],
+      ['go install example.com/x@latest', 'deny', 'writes-unknown'],
+      ['go build -o .github/x .', 'deny', 'workflows'],
+      ['go test -exec sh ./...', 'deny', 'runs-code']
+    ]
+  },
+  {
+    names: ['make', 'gmake'],
+    unknownOptions: getopt,
+    effects: makeEffects,
+    examples: [
+      ['make', 'allow'],
+      ['make -j4 test', 'allow'],
+      ["make --eval='x:;id' x", 'deny', 'runs-code'],
+      ['make -f /srv/Makefile', 'deny', 'runs-code'],
+      ['make -E x', 'deny', 'runs-code'],
+      ['make CC=sh', 'deny', 'runs-code']
+    ]
+  },
+  {
+    names: ['mvn', 'mvnw'],
+    unknownOptions: getopt,
+    effects: mavenEffects,
+    examples: [
+      ['mvn -DskipTests package', 'allow'],
+      ['mvn -Dexec.executable=sh exec:exec', 'deny', 'runs-code'],
+      ['mvn -DargLine=-javaagent:x.jar test', 'deny', 'runs-code'],
+      ['mvn -s settings.xml test', 'deny', 'runs-code']
+    ]
+  },
+  {
+    names: ['gradle', 'gradlew'],
+    unknownOptions: getopt,
+    effects: gradleEffects,
+    examples: [
+      ['gradle test', 'allow'],
+      ['gradle -I init.gradle build', 'deny', 'runs-code'],
+      ['gradlew --init-script=x.gradle build', 'deny', 'runs-code'],
+      ['gradle -b other/build.gradle test', 'deny', 'runs-code']
+    ]
+  },
+  {
+    names: ['pytest', 'py.test'],
+    unknownOptions: getopt,
+    effects: pytestEffects,
+    examples: [
+      ['pytest -x tests', 'allow'],
+      ['pytest -p evil', 'deny', 'runs-code'],
+      ['pytest --rootdir=/srv tests', 'deny', 'runs-code'],
+      ['pytest -o addopts=-pevil', 'deny', 'runs-code']
     ]
   },
   {
@@ -370,6 +458,10 @@ export const PROGRAMS: readonly Program[] = [
     effects: pipEffects,
     examples: [
       ['pip list', 'allow'],
+      ['pip install --target src/vendor x', 'allow'],
+      ['pip install --target .github x', 'deny', 'workflows'],
+      ['pip install --user x', 'deny', 'writes-unknown'],
+      ['pip install --prefix=/srv x', 'deny', 'outside-workspace'],
       ['pip install --index-url https://example.com/simple x', 'deny']
     ]
   },

@@ -1,10 +1,20 @@
 /** pip and `python -m pip`: the indexes and URLs it fetches from. */
 import type { ShellWord } from '../shell-word.js'
 import { urlEffect } from './curl-wget.js'
-import { type CommandEffect, dynamicArgument, lit, mayBeOption, network } from './effects.js'
+import {
+  type CommandEffect,
+  dynamicArgument,
+  fileWrite,
+  lit,
+  mayBeOption,
+  network,
+  writesUnknown
+} from './effects.js'
 
 /** pip's options whose value is a URL it fetches from. */
 export const PIP_URL_OPTIONS = ['index-url', 'extra-index-url', 'find-links', 'proxy']
+/** pip's options whose value is where it installs (a write to that whole tree). */
+export const PIP_LOCATION_OPTIONS = ['target', 'root', 'prefix', 'src', 'log', 'log-file', 'report']
 /** pip's options that weaken TLS. */
 export const PIP_TLS_OPTIONS = ['trusted-host', 'cert']
 /** pip's options that take the next word as a value (those with an effect are above). */
@@ -135,7 +145,21 @@ export function pipEffects(words: readonly ShellWord[], name: string): CommandEf
       }
       continue
     }
+    if (
+      /^--user$/.test(t) ||
+      (t.startsWith('--') && 'user'.startsWith(t.slice(2)) && t.length > 3)
+    ) {
+      out.push(
+        writesUnknown(
+          `${name} --user installs into HOME (~/.local), where a .pth file runs in every later Python`
+        )
+      )
+    }
     for (const n of names) {
+      if (PIP_LOCATION_OPTIONS.includes(n) && value !== undefined) {
+        // the tree it installs into: judged by the write rules (`--target src/vendor`)
+        out.push(fileWrite(`${name} --${n}`, value, true))
+      }
       if (PIP_TLS_OPTIONS.includes(n)) {
         out.push(network(`${name} --${n} trusts a host or certificate it would otherwise refuse`))
       } else if (PIP_URL_OPTIONS.includes(n) && value !== undefined) {
