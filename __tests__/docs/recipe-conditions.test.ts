@@ -327,7 +327,16 @@ describe('every agent job keeps its patch when the agent’s step failed', () =>
           upload.if as string | undefined,
           {
             github: pullRequest(),
-            steps: { copilot: { outputs: { 'patch-path': '/tmp/p.patch', status: 'timed-out' } } }
+            // a session existed: the checkpoint is written however the run ended
+            steps: {
+              copilot: {
+                outputs: {
+                  'patch-path': '/tmp/p.patch',
+                  'checkpoint-path': '/tmp/c.checkpoint.json',
+                  status: 'timed-out'
+                }
+              }
+            }
           },
           { ancestors: ['success', 'failure'] }
         )

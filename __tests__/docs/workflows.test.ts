@@ -265,9 +265,11 @@ describe('the comment-triggered recipe', () => {
   const jobs = jobsOf(workflow)
   const agent = jobs.find(([id]) => id === 'agent')?.[1] ?? {}
 
-  it('runs for comments that start with /copilot, leaving who may run it to the action’s gate', () => {
+  it('runs for comments that start with /copilot or /continue, leaving who may run it to the action’s gate', () => {
     const condition = String(agent.if)
-    expect(condition).toBe("startsWith(github.event.comment.body, '/copilot ')")
+    expect(condition).toBe(
+      "startsWith(github.event.comment.body, '/copilot ') || startsWith(github.event.comment.body, '/continue')"
+    )
     // The gate is on: nothing in the recipe turns it off.
     const ours = stepsOf('agent', agent).find((s) => usesAction(s.step))
     expect(record(ours?.step.with, 'with')['allow-any-actor']).toBeUndefined()

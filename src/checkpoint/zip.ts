@@ -51,8 +51,9 @@ export function singleZipEntry(zip: Buffer, maxBytes: number): { name: string; b
   }
   if ((flags & 0x1) !== 0) refuse('entry is encrypted')
   const unixMode = external >>> 16
-  // made on Unix (3) with a mode: it must say regular file (a link has S_IFLNK)
-  if (madeBy === 3 && unixMode !== 0 && (unixMode & S_IFMT) !== S_IFREG) {
+  // made on Unix (3) with a file type in its mode: it must be a regular file (a link has
+  // S_IFLNK); some writers give only the permissions (Python's writestr: 0600), no type
+  if (madeBy === 3 && (unixMode & S_IFMT) !== 0 && (unixMode & S_IFMT) !== S_IFREG) {
     refuse(`entry '${name}' is not a regular file (mode ${unixMode.toString(8)})`)
   }
   if (size > maxBytes || size === 0xffffffff) {
