@@ -2,14 +2,15 @@
  * `npm run try-repo -- <git repository> [verify command] [setup command]`: the action on a real
  * repository, offline but for the setup command's package registry. The repository (a local path
  * or anything `git clone` takes) is cloned into GitHub's runner layout (HOME holding
- * work/REPO/REPO, _temp, _actions), and the committed bundle runs against it with the real Copilot
- * CLI and a scripted model that does what agents do first: `glob`, `grep`, `view`, then the
- * repository's own tests through `bash`, then `task_complete`. The setup and verify commands run
- * as the workflow's own (defaults: `npm install --no-audit --no-fund`, `npm test`).
+ * work/REPO/REPO, _temp, _actions), and the action (its TypeScript sources) runs against it with
+ * the real Copilot CLI and a scripted model that does what agents do first: `glob`, `grep`,
+ * `view`, then the repository's own tests through `bash`, then `task_complete`. The setup and
+ * verify commands run behind the sandbox like the agent's (defaults: `npm install --no-audit
+ * --no-fund`, `npm test`).
  *
  * Prints each tool call's outcome as the model received it, the run's status, the sandbox record
  * and the verify evidence; exits non-zero when a tool failed or the run did not complete. What the
- * built-in ci-fix preset allows is what the agent may do (sandbox: auto).
+ * built-in ci-fix preset allows, and the npm registry, is what the agent may use (sandbox: auto).
  */
 import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
@@ -27,12 +28,19 @@ if (!source) {
 const workspace = makeRunnerWorkspace()
 fs.rmSync(workspace.dir, { recursive: true, force: true })
 execFileSync('git', ['clone', '-q', source, workspace.dir], { stdio: 'inherit' })
-// The policy: the built-in ci-fix preset (read, edit, run the project's checks), committed as a
-// workflow's repository would hold it.
+// The policy: the built-in ci-fix preset (read, edit, run the project's checks) and the npm
+// registry (the setup command installs from it: behind the sandbox's wall a command gets network
+// only when a url rule allows a host), committed as a workflow's repository would hold it.
 fs.mkdirSync(path.join(workspace.dir, '.github'), { recursive: true })
 fs.writeFileSync(
   path.join(workspace.dir, '.github', 'copilot-policy.yml'),
-  'version: 1\nextends: ci-fix\n'
+  [
+    'version: 1',
+    'extends: ci-fix',
+    'rules:',
+    "  - { id: registry, decision: allow, url: ['registry.npmjs.org'] }",
+    ''
+  ].join('\n')
 )
 for (const args of [
   ['add', '.github/copilot-policy.yml'],
@@ -71,7 +79,6 @@ try {
   console.log(`Workspace: ${workspace.dir}`)
   const result = await runAction({
     workspace,
-    entry: 'dist',
     env: workspace.env,
     inputs: {
       prompt: 'Look around the repository and run its tests.',

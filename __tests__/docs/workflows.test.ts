@@ -351,7 +351,9 @@ describe.each(examplePolicies)('%s', (file) => {
       expect(decide({ kind: 'url', url: 'https://docs.npmjs.com.example.com/' })).toBe(
         'deny default'
       )
-      expect(decide({ kind: 'read', path: '/etc/passwd' })).toMatch(/^deny /)
+      // HOME, another checkout: outside the workspace and no system location a tool needs
+      expect(decide({ kind: 'read', path: path.join(os.homedir(), 'notes.txt') })).toMatch(/^deny /)
+      expect(decide({ kind: 'read', path: '/srv/other-checkout/.env' })).toMatch(/^deny /)
       expect(
         decide({ kind: 'mcp', serverName: 'github', toolName: 'create_pull_request' })
       ).toMatch(/^deny /)
