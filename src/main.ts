@@ -64,6 +64,7 @@ import { WriteBack } from './session/write-back.js'
 import { hasCredential, type Settings } from './settings.js'
 import { normalizeSecrets, redactNormalized } from './text/safe-text.js'
 import { describeEnvironment } from './wall/environment.js'
+import { commandFiles } from './wall/cli-wall.js'
 
 export type { RunResult } from './pipeline/outcome.js'
 
@@ -335,7 +336,7 @@ async function runAgent(
       setupCommands: settings.setupCommands,
       verifyCommands: settings.verifyCommands,
       commandTimeoutMs: settings.commandTimeoutMs,
-      scratchDir: path.join(settings.tempDir, 'commands'),
+      scratchDir: commandFiles(settings.tempDir),
       protectedGroups: [connected.process.pid ?? -1, process.pid],
       commandConfinement: commandConfinement(settings, env, sandbox, policy),
       redact: clean,

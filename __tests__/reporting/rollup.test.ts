@@ -180,16 +180,23 @@ describe('the roll-up', () => {
   it('reads AI credits when the report has them, and goes on without them', () => {
     const withCredits = reportOf('acme/a', 'completed')
     const byok = reportOf('acme/b', 'completed')
-    const raw = (r: Report, extra: Record<string, unknown>): unknown => ({
+    const credits = (r: Report, aiCredits: Report['metrics']['aiCredits']): Report => ({
       ...r,
-      metrics: { ...r.metrics, ...extra }
+      metrics: { ...r.metrics, aiCredits }
     })
+    const { aiCredits: _, ...noCredits } = reportOf('acme/d', 'completed').metrics
     const rollup = buildRollup({
       readings: [
-        reading(raw(withCredits, { aiCredits: 12.5 })),
-        reading(raw(byok, { aiCreditsStatus: 'unavailable' })),
-        reading({ ...reportOf('acme/c', 'completed'), aiCredits: { total: 7.5 } }),
-        reading(reportOf('acme/d', 'completed'))
+        reading(credits(withCredits, { nanoAiu: 12.5e9, status: 'complete', byok: false })),
+        reading(credits(byok, { nanoAiu: 0, status: 'unavailable', byok: true })),
+        reading(
+          credits(reportOf('acme/c', 'completed'), {
+            nanoAiu: 7.5e9,
+            status: 'partial',
+            byok: false
+          })
+        ),
+        reading({ ...reportOf('acme/d', 'completed'), metrics: noCredits })
       ]
     })
     expect(rollup.credits).toEqual({ total: 20, reported: 2, byok: 1 })

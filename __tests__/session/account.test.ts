@@ -315,7 +315,11 @@ describe('premiumQuota', () => {
 describe('the action with the GitHub credential (the stand-in CLI as cli-path)', () => {
   let workspace: Workspace
   beforeEach(() => {
-    workspace = makeWorkspace({ '.github/copilot-policy.yml': EXAMPLE_POLICY })
+    // The stand-in reads its script from RUNNER_TEMP, which the OS sandbox's wall around the CLI
+    // hides: it is no Copilot CLI to confine, so it runs without the sandbox.
+    workspace = makeWorkspace({
+      '.github/copilot-policy.yml': `${EXAMPLE_POLICY.trimEnd()}\nsandbox: { mode: off }\n`
+    })
   })
   afterEach(() => workspace.cleanup())
 

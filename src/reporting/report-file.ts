@@ -8,6 +8,7 @@
 import fs from 'node:fs'
 import { z } from 'zod'
 import { RUN_STATUSES, REPORT_VERSION, type Report } from './types.js'
+import { aiCreditsOf } from './credits.js'
 
 /** The largest report file read (a report is bounded well below this: REPORT_LIMITS). */
 export const REPORT_FILE_MAX_BYTES = 32 * 1024 * 1024
@@ -31,19 +32,15 @@ const ModelUsage = z.object({
 })
 
 /**
- * AI credits, as a report may carry them (issue 31 adds them to the figures): a number at
- * `metrics.aiCredits`, or `aiCredits` as a number or `{ total | credits }`; and a status
- * `unavailable` (BYOK: billed by the provider) at `metrics.aiCreditsStatus` or
- * `aiCredits.status`. A report without them has none: that is not an error.
+ * AI credits, as the report carries them (`metrics.aiCredits`, see AiCreditsRecord): nano-AIU, the
+ * CLI's status, and whether a BYOK provider bills the run. Reports from before AI credits were
+ * reported have none: that is not an error.
  */
-const Credits = z.union([
-  z.number(),
-  z.looseObject({
-    total: z.number().optional(),
-    credits: z.number().optional(),
-    status: z.string().optional()
-  })
-])
+const Credits = z.looseObject({
+  nanoAiu: z.number(),
+  status: z.string(),
+  byok: z.boolean().optional()
+})
 
 /** What a roll-up reads of a report (see the Report type for what each field means). */
 export const RollupReportSchema = z.looseObject({
@@ -79,10 +76,8 @@ export const RollupReportSchema = z.looseObject({
     linesRemoved: z.number(),
     filesModified: z.array(z.string()),
     models: z.record(z.string(), ModelUsage),
-    aiCredits: z.number().nullable().optional(),
-    aiCreditsStatus: z.string().optional()
+    aiCredits: Credits.optional()
   }),
-  aiCredits: Credits.nullable().optional(),
   changes: z
     .object({
       base: z.string(),
@@ -226,23 +221,14 @@ function problem(file: string, kind: ReportProblem['problem'], reason: string): 
   return { kind: 'problem', file, problem: kind, reason }
 }
 
-/** The run's AI credits, wherever this report carries them (see `Credits`). */
+/** The run's AI credits (`Credits`): credits, billed by the provider, or not reported. */
 export function creditsOf(report: RollupReport): CreditsFigure {
-  const top = report.aiCredits
-  const status =
-    report.metrics.aiCreditsStatus ??
-    (typeof top === 'object' && top !== null ? top.status : undefined)
-  if (status === 'unavailable') return { kind: 'byok' }
-  const value =
-    report.metrics.aiCredits ??
-    (typeof top === 'number'
-      ? top
-      : typeof top === 'object' && top !== null
-        ? (top.total ?? top.credits)
-        : undefined)
-  return typeof value === 'number' && Number.isFinite(value) && value >= 0
-    ? { kind: 'credits', value }
-    : { kind: 'unknown' }
+  const credits = report.metrics.aiCredits
+  if (credits === undefined) return { kind: 'unknown' }
+  if (credits.byok === true || credits.status === 'unavailable') return { kind: 'byok' }
+  if (credits.status === 'not-reported') return { kind: 'unknown' }
+  const value = aiCreditsOf(credits.nanoAiu)
+  return Number.isFinite(value) ? { kind: 'credits', value } : { kind: 'unknown' }
 }
 
 /**

@@ -89,6 +89,11 @@ function runnerInstallation(execPath: string): string | undefined {
   return at <= 0 ? undefined : parts.slice(0, at).join(path.sep)
 }
 
+/** Where the setup and verify commands' wrappers, output and exit codes are (`shell-exec.ts`). */
+export function commandFiles(tempDir: string): string {
+  return path.join(tempDir, 'commands')
+}
+
 export interface ConfinementOptions extends WallExtras {
   executable: string
   workingDirectory: string
@@ -109,6 +114,17 @@ export function cliConfinement(options: ConfinementOptions): CliConfinement | un
   if (process.platform !== 'linux') return undefined
   const bwrap = findOnPath('bwrap', options.env.PATH)
   if (bwrap === undefined) return undefined
+  // The run's own directories the CLI writes, made now: bubblewrap binds only what exists, and
+  // one left unbound would be the private HOME's copy of its path (RUNNER_TEMP is under HOME on
+  // the runners), which the action never reads. The setup and verify commands' files too: the
+  // CLI runs their wrappers, which write their output and exit code there.
+  const commands = commandFiles(options.tempDir)
+  for (const dir of [
+    options.copilotHome,
+    ...(options.scratchDir ? [options.scratchDir] : []),
+    commands
+  ])
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 })
   const privateHome = path.join(options.tempDir, 'home')
   const runnerDir = runnerInstallation(process.execPath)
   const executable = realPath(options.executable)
@@ -121,7 +137,7 @@ export function cliConfinement(options: ConfinementOptions): CliConfinement | un
     env: options.env,
     ...(options.actionDir === undefined ? {} : { actionDir: options.actionDir }),
     ...(runnerDir === undefined ? {} : { runnerDir }),
-    ...(options.readwrite === undefined ? {} : { readwrite: options.readwrite }),
+    readwrite: [...(options.readwrite ?? []), commands],
     ...(options.readonly === undefined ? {} : { readonly: options.readonly }),
     kind: pathKind,
     readlink,
