@@ -204,15 +204,21 @@ describeWithSandbox('setup and verify commands behind the wall', () => {
     expect(ws.read('src/written.txt')).toBe('ok\n')
   }, 150_000)
 
-  it("a command named in unconfined-commands runs as the workflow's own process, and says so", async () => {
+  it('a command named in unconfined-commands runs without its own wall (the network its verify needs), and says so', async () => {
     workspace(SANDBOXED)
-    const command = 'echo mine > "$RUNNER_TEMP/unconfined.txt"'
+    // behind the command wall a command has no network device but loopback; without it, the
+    // runner's (the CLI's own wall shares the network): the interfaces it sees say which
+    const command = 'grep -c : /proc/net/dev > src/net-devices.txt'
     const result = await run(COMPLETE, {
       'verify-commands': command,
       'unconfined-commands': command
     })
     expect(result.outputs.status).toBe('completed')
-    expect(fs.readFileSync(path.join(ws.runnerTemp, 'unconfined.txt'), 'utf8')).toBe('mine\n')
+    const hostDevices = fs
+      .readFileSync('/proc/net/dev', 'utf8')
+      .split('\n')
+      .filter((l) => l.includes(':'))
+    expect(Number(ws.read('src/net-devices.txt'))).toBe(hostDevices.length)
     expect(result.report!.commands[0]).toMatchObject({ confinement: 'unconfined' })
     expect(result.stdout).toContain('Runs UNCONFINED')
     expect(result.summary).toMatch(/unconfined/i)

@@ -33,7 +33,7 @@ extends: ci-fix
 sandbox:
   mode: required
 rules:
-  - { id: probe, decision: allow, shell: ["env", "node probe.js", "git add -A", "git commit -qm *"] }
+  - { id: probe, decision: allow, shell: ["env", "node probe.js", "git add -A", "git status --short"] }
 `
 
 /** Each command's marker in its output, and the files the probe writes. */
@@ -119,7 +119,7 @@ describeWithSandbox('the agent environment, from a job environment holding encod
       { toolCalls: [bash('env')] },
       { toolCalls: [bash('node probe.js')] },
       { toolCalls: [bash('git add -A')] },
-      { toolCalls: [bash('git commit -qm work')] },
+      { toolCalls: [bash('git status --short')] },
       { toolCalls: [{ name: 'task_complete', arguments: { summary: 'done' } }] }
     ])
     ws.write('src/work.js', 'export const work = 1\n')
@@ -219,10 +219,10 @@ describeWithSandbox('the agent environment, from a job environment holding encod
     )
     expect(gitRequests.map((p) => [p.subject, p.decision])).toEqual([
       ['git add -A', 'allow'],
-      ['git commit -qm work', 'allow']
+      ['git status --short', 'allow']
     ])
-    // the commit happened, and git's gc did not run after it (no repack, no .git/info/refs)
-    expect(execFileSync('git', ['-C', ws.dir, 'log', '--format=%s']).toString()).toContain('work')
+    // (a commit of the agent's would move a ref, which the audit puts back: not this test's
+    // subject) git's gc did not run (no repack, no .git/info/refs)
     expect(fs.existsSync(path.join(ws.dir, '.git', 'info', 'refs'))).toBe(false)
     expect(result.report?.audit?.violations ?? []).toEqual([])
   })

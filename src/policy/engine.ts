@@ -325,10 +325,7 @@ export interface EngineOptions {
   sandboxMode?: SandboxMode
   /** Directories no write may reach; default: `runnerPaths(process.env)`. */
   runnerPaths?: string[]
-  /**
-   * The policy file, by the name it was loaded under and by its real path (every symlink
-   * resolved): no write may reach it under any name (rule `policy-file`).
-   */
+  /** The policy file as loaded and by its real path: no write reaches it (rule `policy-file`). */
   policyFiles?: readonly string[]
   /** What is readable outside the working directory without a rule; default: from process.env. */
   readPlaces?: ReadPlaces
@@ -343,8 +340,7 @@ export class PolicyEngine implements Policy {
   readonly tests: readonly PolicyTestCase[]
   readonly presets: readonly PresetName[]
   readonly sandboxMode: SandboxMode
-  /** The policy file's names, lower case: as loaded, and its real path (EngineOptions.policyFiles). */
-  readonly policyFiles: readonly string[]
+  readonly policyFiles: readonly string[] // lower case: as loaded, and its real path
   private readonly lexicalRoot: string
   private readonly realRoot: string
   /** Directories no write may reach (runnerPaths), less any that hold the working directory. */
@@ -371,9 +367,8 @@ export class PolicyEngine implements Policy {
     this.tests = options.tests ?? []
     this.presets = options.presets ?? []
     this.sandboxMode = options.sandboxMode ?? 'auto'
-    this.policyFiles = [
-      ...new Set((options.policyFiles ?? []).map((p) => path.resolve(p).toLowerCase()))
-    ]
+    const policyFiles = (options.policyFiles ?? []).map((p) => path.resolve(p).toLowerCase())
+    this.policyFiles = [...new Set(policyFiles)]
     this.lexicalRoot = path.resolve(options.workingDirectory)
     this.realRoot = realDirectory(options.workingDirectory)
     this.runnerRoots = (options.runnerPaths ?? runnerPaths()).flatMap((p) => [p, realDirectory(p)])
@@ -735,8 +730,8 @@ export class PolicyEngine implements Policy {
         }
       }
       if (matcher === 'write' && this.policyFiles.includes(p.absolute.toLowerCase())) {
-        // the file this policy was loaded from, under any of its names (a symlink to it, the file
-        // a symlinked policy leads to; any letter case, as a case-insensitive disk has it)
+        // the policy's own file under any name (a symlink to it, the file a symlinked policy leads
+        // to) and letter case (a case-insensitive disk)
         return {
           decision: 'deny',
           rule: 'policy-file',

@@ -272,15 +272,20 @@ export function cliWall(facts: CliWallFacts): CliWall {
   const toolCache = absolute(facts.env.RUNNER_TOOL_CACHE)
   // named on purpose: inside RUNNER_TEMP or the work root is fine (the tool cache of a
   // self-hosted runner is `<work root>/_tool`); holding a hidden path or HOME is not
+  const install = cliInstallDir(facts.executable)
   const named = [
     ...(toolCache === undefined ? [] : [toolCache]),
-    cliInstallDir(facts.executable),
+    // its installation, or (where that lies in a hidden place: a cli-path in RUNNER_TEMP) the
+    // executable alone, read-only
+    hidden.some((h) => within(install, h) || within(h, install))
+      ? path.resolve(facts.executable)
+      : install,
     ...(facts.readonly ?? []).map((p) => path.resolve(p))
   ].filter((p) => {
     const kind = facts.kind(p)
     return (
       (kind === 'directory' || kind === 'file') &&
-      !hidden.some((h) => within(p, h)) &&
+      (p === path.resolve(facts.executable) || !hidden.some((h) => within(p, h))) &&
       !secrets.some((secret) => within(secret, p))
     )
   })

@@ -114,6 +114,12 @@ export function cliConfinement(options: ConfinementOptions): CliConfinement | un
   if (process.platform !== 'linux') return undefined
   const bwrap = findOnPath('bwrap', options.env.PATH)
   if (bwrap === undefined) return undefined
+  // an executable that cannot run fails as itself (start.ts names it), not as bubblewrap's execvp
+  try {
+    fs.accessSync(options.executable, fs.constants.X_OK)
+  } catch {
+    return undefined
+  }
   // The run's own directories the CLI writes, made now: bubblewrap binds only what exists, and
   // one left unbound would be the private HOME's copy of its path (RUNNER_TEMP is under HOME on
   // the runners), which the action never reads. The setup and verify commands' files too: the
