@@ -96,6 +96,13 @@ export async function runShellCommand(
       ...(options.mark === undefined
         ? []
         : [`export ${PROCESS_MARK_VARIABLE}=${shellQuote(options.mark)}`]),
+      // The CLI sets NODE_ENV=production in what it starts through session.shell.exec, whatever
+      // the job set (measured, CLI 1.0.102; its bash tool's commands do not get it): `npm ci` and
+      // `npm install` then skip devDependencies and `npm test` finds no test runner. The command
+      // gets the job's NODE_ENV (the action's own environment is the job's), or none.
+      process.env.NODE_ENV === undefined
+        ? 'unset NODE_ENV'
+        : `export NODE_ENV=${shellQuote(process.env.NODE_ENV)}`,
       // The process group the CLI started the command in (it leads its own group).
       `pgid=$(ps -o pgid= -p $$ 2>/dev/null | tr -d ' '); echo "\${pgid:-$$}" > ${q(files.pgid)}`,
       `${run} > ${q(files.output)} 2>&1 < /dev/null${options.wall === undefined ? '' : ` 3> ${q(files.leftovers)}`}`,
