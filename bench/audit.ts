@@ -66,7 +66,7 @@ const samples: Array<{
 try {
   for (let run = 0; run < runs; run++) {
     const t0 = performance.now()
-    const started = WorkspaceAudit.start({
+    const started = await WorkspaceAudit.start({
       root,
       storeDir: path.join(temp, 'audit'),
       protection,
@@ -80,9 +80,10 @@ try {
       root,
       storeDir: path.join(temp, 'changes'),
       patchPath: path.join(temp, 'patch'),
-      excluded: []
+      excluded: [],
+      seedStore: path.join(temp, 'audit')
     })
-    await changes.start()
+    await changes.start(await started.audit.startTree())
     const t3 = performance.now()
     fs.writeFileSync(path.join(root, 'src', 'd0', 'f0.ts'), `export const v0 = ${run}\n`)
     const t4 = performance.now()

@@ -29,7 +29,8 @@ import {
   ROOT,
   cliBinary,
   makeWorkspace,
-  runAction
+  runAction,
+  type Workspace
 } from '../test-support/action.js'
 
 export const TOOL_CALLS = 20
@@ -37,7 +38,10 @@ const PROMPT = 'Run the checks one by one, then finish.'
 const MODEL = 'claude-sonnet-4.5'
 const README = '# Bench repository\n'
 
-export type Variant = 'action' | 'bare' | 'bare-online' | 'floor'
+export type Variant = 'action' | 'action-large' | 'bare' | 'bare-online' | 'floor'
+
+/** The files of the `action-large` variant's checkout (issue 28: the audit on a large tree). */
+export const LARGE_FILES = 100_000
 
 export interface Sample {
   variant: Variant
@@ -134,25 +138,22 @@ export async function measure(variant: Variant): Promise<Sample> {
   // (the OS sandbox denies /tmp; with the CLI's home below it, it would have to deny every
   // other entry of /tmp one by one, a cost of this machine's /tmp, not of the action)
   fs.mkdirSync(BENCH_HOME, { recursive: true })
-  const workspace = makeWorkspace(
-    {
-      '.github/copilot-policy.yml': EXAMPLE_POLICY,
-      'README.md': README
-    },
-    BENCH_HOME
-  )
+  const workspace =
+    variant === 'action-large'
+      ? largeCheckout()
+      : makeWorkspace(
+          {
+            '.github/copilot-policy.yml': EXAMPLE_POLICY,
+            'README.md': README
+          },
+          BENCH_HOME
+        )
   // a checkout, as actions/checkout leaves it: the workspace audit writes a git tree of it
-  for (const args of [
-    ['init', '-q'],
-    ['add', '-A'],
-    ['-c', 'user.email=bench@example.com', '-c', 'user.name=bench', 'commit', '-qm', 'checkout']
-  ]) {
-    execFileSync('git', args, { cwd: workspace.dir })
-  }
+  if (variant !== 'action-large') commitAll(workspace.dir)
   const marks: Record<string, number> = {}
   try {
     let wallMs: number
-    if (variant === 'action') {
+    if (variant === 'action' || variant === 'action-large') {
       t0 = performance.now()
       const result = await runAction({
         workspace,
@@ -256,6 +257,50 @@ export async function measure(variant: Variant): Promise<Sample> {
     killGroups(variant)
     await model.close()
     workspace.cleanup()
+  }
+}
+
+/** `git add -A` and a commit, as a checkout is left. */
+function commitAll(dir: string): void {
+  for (const args of [
+    ['init', '-q'],
+    ['add', '-A'],
+    ['-c', 'user.email=bench@example.com', '-c', 'user.name=bench', 'commit', '-qm', 'checkout']
+  ]) {
+    execFileSync('git', args, { cwd: dir })
+  }
+}
+
+/**
+ * The bench's checkout of LARGE_FILES files in 1,000 directories (made once, kept under
+ * BENCH_HOME), with a fresh RUNNER_TEMP per run; the run leaves the checkout as it was.
+ */
+function largeCheckout(): Workspace {
+  const base = path.join(BENCH_HOME, `large-${LARGE_FILES}`)
+  const dir = path.join(base, 'workspace')
+  if (!fs.existsSync(path.join(base, '.done'))) {
+    fs.rmSync(base, { recursive: true, force: true })
+    fs.mkdirSync(dir, { recursive: true })
+    for (let i = 0; i < LARGE_FILES; i++) {
+      const sub = path.join(dir, 'src', `d${Math.floor(i / 100)}`)
+      if (i % 100 === 0) fs.mkdirSync(sub, { recursive: true })
+      fs.writeFileSync(path.join(sub, `f${i}.ts`), `export const v${i} = ${i}\n`)
+    }
+    fs.mkdirSync(path.join(dir, '.github'), { recursive: true })
+    fs.writeFileSync(path.join(dir, '.github', 'copilot-policy.yml'), EXAMPLE_POLICY)
+    fs.writeFileSync(path.join(dir, 'README.md'), README)
+    commitAll(dir)
+    fs.writeFileSync(path.join(base, '.done'), '')
+  }
+  const runnerTemp = fs.mkdtempSync(path.join(base, 'runner-temp-'))
+  return {
+    dir,
+    runnerTemp,
+    write: () => {
+      throw new Error('the large checkout is not written to')
+    },
+    read: (file) => fs.readFileSync(path.join(dir, file), 'utf8'),
+    cleanup: () => fs.rmSync(runnerTemp, { recursive: true, force: true })
   }
 }
 

@@ -16,7 +16,16 @@ import path from 'node:path'
 import { parseArgs } from 'node:util'
 import { ROOT } from '../test-support/action.js'
 import { bundle } from './bundle.js'
-import { e2e, failures, killGroups, median, TOOL_CALLS, type Sample, type Variant } from './e2e.js'
+import {
+  e2e,
+  failures,
+  killGroups,
+  LARGE_FILES,
+  median,
+  TOOL_CALLS,
+  type Sample,
+  type Variant
+} from './e2e.js'
 
 const { values } = parseArgs({
   options: { runs: { type: 'string', default: '5' }, only: { type: 'string' } }
@@ -208,15 +217,27 @@ if (only.has('audit')) {
     checkMs: number
   }>('bench/audit.ts', [])
   rows.push({
-    figure: `Workspace audit before the prompt (${a.files.toLocaleString('en-US')} files)`,
+    figure: `Workspace audit before the prompt, its pieces in sequence (${a.files.toLocaleString('en-US')} files)`,
     measured: s(a.beforePromptMs),
-    target: '≤ 2.00 s',
-    pass: a.beforePromptMs <= 2000
+    target: 'reference',
+    pass: undefined
   })
   details.push(
     `Audit: walk and copies ${ms(a.startMs)}, git tree of the start ${ms(a.readyMs)}, the changes' ` +
-      `start ${ms(a.changesMs)}; one check after a change ${ms(a.checkMs)} (medians of ${a.runs}).`
+      `start ${ms(a.changesMs)}; one check after a change ${ms(a.checkMs)} (medians of ${a.runs}); ` +
+      `the three in sequence, as the pieces cost alone (in the action they overlap the CLI's boot).`
   )
+  // What the audit adds in the action: the same session on the large checkout and on the small one.
+  console.error(`bench: the action on a ${LARGE_FILES.toLocaleString('en-US')}-file checkout …`)
+  const large = await e2e(runs, ['action', 'action-large'])
+  const firstOf = (v: Variant): number => median((large.get(v) ?? []).map((x) => x.firstRequestMs))
+  const added = firstOf('action-large') - firstOf('action')
+  rows.push({
+    figure: `Startup: to first model request, ${LARGE_FILES.toLocaleString('en-US')}-file checkout − small one`,
+    measured: `${added >= 0 ? '+' : ''}${s(added)} (${s(firstOf('action-large'))} vs ${s(firstOf('action'))})`,
+    target: '≤ +2.00 s',
+    pass: added <= 2000
+  })
 }
 
 if (only.has('sandbox')) {

@@ -52,7 +52,7 @@ import {
 import { commentPublisher, commentTarget, runUrl } from './reporting/publish.js'
 import { setOutputs } from './reporting/redacted-writes.js'
 import { renderWorking } from './reporting/render.js'
-import { WorkspaceAudit } from './session/audit.js'
+import { auditStoreDir, WorkspaceAudit } from './session/audit.js'
 import { HomeCaches } from './session/home-caches.js'
 import { StateRecorder } from './session/recorder.js'
 import { SessionRun } from './session/run.js'
@@ -246,9 +246,9 @@ async function runAgent(
       guards.instructionsStash = stashUnsafeInstructions(settings, recorder)
     }
     // What the agent's work is checked against afterwards, and what the sandbox keeps read-only.
-    const started = WorkspaceAudit.start({
+    const started = await WorkspaceAudit.start({
       root: settings.workingDirectory,
-      storeDir: path.join(settings.tempDir, 'audit'),
+      storeDir: auditStoreDir(settings.tempDir),
       protection: {
         names: protectedNames(policy),
         decide: (file) => policy.decide({ kind: 'write', fileName: file })
@@ -305,7 +305,7 @@ async function runAgent(
     log.info(
       `Connected to Copilot CLI ${connected.version ?? '(version not reported)'} (protocol ${connected.protocolVersion})`
     )
-    const runExtras = writeBack.runOptions()
+    const runExtras = writeBack.runOptions(guards.audit)
     await new SessionRun({
       api: connected.api,
       policy,

@@ -283,7 +283,7 @@ describe('regular files only, never a wait', () => {
 describe('a tree too large to walk', () => {
   it('fails the run before the agent starts, naming the fix', async () => {
     const p = await protection(NARROW)
-    expect(() =>
+    await expect(
       WorkspaceAudit.start({
         root: ws.dir,
         storeDir: store,
@@ -292,8 +292,8 @@ describe('a tree too large to walk', () => {
         report: () => undefined,
         evidence: () => ({ tools: [], permissions: [] })
       })
-    ).toThrow(UserError)
-    expect(() =>
+    ).rejects.toThrow(UserError)
+    await expect(
       WorkspaceAudit.start({
         root: ws.dir,
         storeDir: store,
@@ -302,6 +302,6 @@ describe('a tree too large to walk', () => {
         report: () => undefined,
         evidence: () => ({ tools: [], permissions: [] })
       })
-    ).toThrow(/more than 5 entries.*working-directory/s)
+    ).rejects.toThrow(/more than 5 entries.*working-directory/s)
   })
 })

@@ -6,6 +6,8 @@ import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
+import { compilePolicy, protectedNames } from '../../src/policy/index.js'
+import { WorkspaceAudit } from '../../src/session/audit.js'
 import { AgentChanges } from '../../src/session/changes.js'
 
 const ID = ['-c', 'user.name=t', '-c', 'user.email=t@e']
@@ -122,5 +124,85 @@ describe('AgentChanges', () => {
 
   it('has no record when the agent never started', async () => {
     expect(await changes().finish()).toBeUndefined()
+  })
+})
+
+describe('starting from the audit’s store (the tree of the start written once)', () => {
+  async function auditStart(): Promise<{ audit: WorkspaceAudit; store: string }> {
+    const policy = await compilePolicy('version: 1\nextends: ci-fix\n', 'p.yml', root)
+    const store = path.join(dir, 'audit')
+    const { audit } = await WorkspaceAudit.start({
+      root,
+      storeDir: store,
+      protection: {
+        names: protectedNames(policy),
+        decide: (file) => policy.decide({ kind: 'write', fileName: file })
+      },
+      report: () => undefined,
+      evidence: () => ({ tools: [], permissions: [] })
+    })
+    return { audit, store }
+  }
+
+  function seeded(store: string): AgentChanges {
+    return new AgentChanges({
+      root,
+      storeDir: path.join(dir, 'store'),
+      patchPath: path.join(dir, 'out', 'run.patch'),
+      excluded: [],
+      seedStore: store
+    })
+  }
+
+  it('takes the audit’s tree while the workspace is unchanged, and the patch holds only the agent’s work', async () => {
+    write('untracked-at-start.txt', 'there before the agent\n')
+    const { audit, store } = await auditStart()
+    const tree = await audit.startTree()
+    expect(tree).toMatch(/^[0-9a-f]{40}$/)
+    const tracker = seeded(store)
+    await tracker.start(tree)
+    write('src/a.js', 'one\nTWO\n')
+    write('untracked-at-start.txt', 'changed by the agent\n')
+    const record = await tracker.finish()
+    expect(record?.error).toBeUndefined()
+    expect(record?.files.map((f) => `${f.change} ${f.path}`).sort()).toEqual([
+      'modified src/a.js',
+      'modified untracked-at-start.txt'
+    ])
+    audit.discard()
+  })
+
+  it('has no tree to give once setup commands moved the baseline: the changes start from now', async () => {
+    const { audit, store } = await auditStart()
+    write('src/setup-output.js', 'made by a setup command\n')
+    await audit.rebaseline()
+    expect(await audit.startTree()).toBeUndefined()
+    const tracker = seeded(store)
+    await tracker.start(await audit.startTree())
+    write('src/a.js', 'one\nTWO\n')
+    const record = await tracker.finish()
+    // the setup command's file is the workspace the agent started from, not the agent's change
+    expect(record?.files.map((f) => f.path)).toEqual(['src/a.js'])
+    audit.discard()
+  })
+
+  it('keeps the start’s trees in its own store: forged repository objects change nothing it reads', async () => {
+    const { audit, store } = await auditStart()
+    const tree = await audit.startTree()
+    // the agent may rewrite the repository's object files: the store must not need them for trees
+    const storeOnly = { ...process.env, GIT_DIR: path.join(store, 'git') }
+    fs.rmSync(path.join(root, '.git', 'objects'), { recursive: true, force: true })
+    fs.mkdirSync(path.join(root, '.git', 'objects'))
+    const listed = execFileSync('git', ['ls-tree', '-r', '--name-only', tree ?? ''], {
+      env: storeOnly,
+      encoding: 'utf8'
+    })
+    expect(listed.split('\n').filter(Boolean).sort()).toEqual([
+      '.github/copilot-policy.yml',
+      '.gitignore',
+      'old.txt',
+      'src/a.js'
+    ])
+    audit.discard()
   })
 })

@@ -108,7 +108,7 @@ async function seedIndex(root: string, storeDir: string): Promise<boolean> {
   try {
     if (!fs.lstatSync(gitDir).isDirectory()) return false
     fs.rmSync(index, { force: true })
-    copyRegularFile(path.join(gitDir, 'index'), index, MAX_INDEX_BYTES)
+    copyIndex(path.join(gitDir, 'index'), index)
   } catch {
     fs.rmSync(index, { force: true })
     return false
@@ -143,16 +143,78 @@ async function seedIndex(root: string, storeDir: string): Promise<boolean> {
 }
 
 /**
+ * An index file copied with its modification time: git takes an entry whose file is as new as
+ * the index for racily clean and hashes it again, which a fresh time on the copy would hide.
+ */
+function copyIndex(source: string, dest: string): void {
+  copyRegularFile(source, dest, MAX_INDEX_BYTES)
+  const stat = fs.statSync(source)
+  fs.utimesSync(dest, stat.atime, stat.mtime)
+}
+
+/**
+ * Starts `storeDir` from another store's index and objects (`fromDir`, the audit's, which lives
+ * until the run's changes are recorded): the trees it wrote are read from there (an alternate
+ * object directory, private to the action like the store itself), so a later `gitTree` writes
+ * and hashes only what changed since. False when `fromDir` has no tree to give.
+ */
+export async function seedFromStore(
+  root: string,
+  storeDir: string,
+  fromDir: string
+): Promise<boolean> {
+  const fromIndex = path.join(fromDir, 'index')
+  const fromObjects = path.join(fromDir, 'git', 'objects')
+  if (!fs.existsSync(fromIndex) || !fs.existsSync(fromObjects)) return false
+  if (!(await initStoreGit(root, storeDir))) return false
+  const index = path.join(storeDir, 'index')
+  try {
+    fs.rmSync(index, { force: true })
+    copyIndex(fromIndex, index)
+    const borrowed = borrowedObjects(fromDir)
+    if (borrowed !== undefined) {
+      fs.writeFileSync(path.join(storeDir, SEEDED), borrowed, { mode: 0o600 })
+    }
+    fs.writeFileSync(
+      path.join(storeDir, 'git', 'objects', 'info', 'alternates'),
+      `${fromObjects}\n`,
+      {
+        mode: 0o600
+      }
+    )
+    return true
+  } catch {
+    fs.rmSync(index, { force: true })
+    fs.rmSync(path.join(storeDir, SEEDED), { force: true })
+    return false
+  }
+}
+
+/**
  * A git tree of the working tree's non-ignored files, in the store. The first one starts from the
  * repository's index (`seedIndex`); a later one updates the store's index, hashing what changed.
+ *
+ * `trustRepository` (only before any code of the pull request or the agent has run: the audit's
+ * tree of the start): the repository's objects answer which trees exist already, so the trees of
+ * the checkout are not written again one file each (on a 100,000-file checkout ~1 s of the time
+ * before the prompt); they are copied into the store as one pack, so that nothing read from the
+ * start's tree later comes from the repository's object files, which the agent can write.
  */
-export async function gitTree(root: string, storeDir: string): Promise<string | undefined> {
+export async function gitTree(
+  root: string,
+  storeDir: string,
+  options: { trustRepository?: boolean } = {}
+): Promise<string | undefined> {
   if (!(await initStoreGit(root, storeDir))) return undefined
   const index = path.join(storeDir, 'index')
   const first = !fs.existsSync(index)
   const seeded = first
     ? await seedIndex(root, storeDir)
     : fs.existsSync(path.join(storeDir, SEEDED))
+  if (first && seeded && options.trustRepository === true) {
+    const tree = await writeTree(root, storeDir, true, true)
+    if (tree !== undefined && (await packTrees(root, storeDir, tree))) return tree
+  }
   const tree = await writeTree(root, storeDir, seeded)
   if (tree !== undefined || !(first && seeded)) return tree
   // the repository's index did not serve (a split index, another hash): from scratch
@@ -164,18 +226,52 @@ export async function gitTree(root: string, storeDir: string): Promise<string | 
 async function writeTree(
   root: string,
   storeDir: string,
-  seeded: boolean
+  seeded: boolean,
+  borrow = false
 ): Promise<string | undefined> {
   // a file that goes away while it is read (a hook's, a server's) must not lose the whole tree
   const added = await storeGit(root, storeDir, ['add', '-A', '--ignore-errors', '--', '.'])
   if (added.code !== 0) return undefined
   // with a seeded index, the blobs of unchanged files are the repository's: the trees are the store's
-  const written = await storeGit(root, storeDir, [
-    'write-tree',
-    ...(seeded ? ['--missing-ok'] : [])
-  ])
+  const written = await storeGit(
+    root,
+    storeDir,
+    ['write-tree', ...(seeded ? ['--missing-ok'] : [])],
+    { borrow }
+  )
   const id = written.stdout.trim()
   return written.code === 0 && /^[0-9a-f]{40,64}$/.test(id) ? id : undefined
+}
+
+/**
+ * Every tree of `tree` (itself and its subtrees, wherever they are: the store or the borrowed
+ * repository) into one pack in the store. True when the store then has the root tree itself.
+ */
+async function packTrees(root: string, storeDir: string, tree: string): Promise<boolean> {
+  const listed = await storeGit(
+    root,
+    storeDir,
+    ['ls-tree', '-r', '-t', '-d', '-z', '--full-tree', tree],
+    {
+      borrow: true
+    }
+  )
+  if (listed.code !== 0) return false
+  const ids = [tree]
+  for (const line of listed.stdout.split('\0')) {
+    const match = /^\d+ tree ([0-9a-f]{40,64})\t/.exec(line)
+    if (match?.[1] !== undefined) ids.push(match[1])
+  }
+  const packed = await storeGit(
+    root,
+    storeDir,
+    ['pack-objects', '-q', '--window=0', path.join(storeDir, 'git', 'objects', 'pack', 'pack')],
+    { borrow: true, input: `${ids.join('\n')}\n` }
+  )
+  if (packed.code !== 0) return false
+  // the store alone (no borrowing) must hold it now
+  const held = await storeGit(root, storeDir, ['cat-file', '-e', `${tree}^{tree}`])
+  return held.code === 0
 }
 
 /** Every blob and link of `tree` by path (`git ls-tree -r`), or undefined when git cannot read it. */

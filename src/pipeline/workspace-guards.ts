@@ -52,17 +52,22 @@ export async function releaseGuards(
       log.warning(`Could not look for processes left running: ${messageOf(error)}`)
     }
   }
-  if (guards.audit !== undefined || guards.credentialsStash !== undefined) {
-    await cliStopped?.catch(() => undefined)
-    await lateAudit(guards.audit, recorder)
-    sweepHomeCaches(guards.homeCaches)
-    if (guards.credentialsStash !== undefined) {
-      restoreCheckoutCredentials(guards.credentialsStash, env, recorder)
+  try {
+    if (guards.audit !== undefined || guards.credentialsStash !== undefined) {
+      await cliStopped?.catch(() => undefined)
+      await lateAudit(guards.audit, recorder)
+      sweepHomeCaches(guards.homeCaches)
+      if (guards.credentialsStash !== undefined) {
+        restoreCheckoutCredentials(guards.credentialsStash, env, recorder)
+      }
     }
-  }
-  if (settled !== undefined) {
-    await cliStopped?.catch(() => undefined)
-    await settled()
+    if (settled !== undefined) {
+      await cliStopped?.catch(() => undefined)
+      await settled()
+    }
+  } finally {
+    // only now: the agent's changes are recorded from the audit's store too (session/changes.ts)
+    guards.audit?.discard()
   }
   if (guards.instructionsStash !== undefined) {
     await cliStopped?.catch(() => undefined)
@@ -95,7 +100,7 @@ function sweepHomeCaches(guard: HomeCaches | undefined): void {
   }
 }
 
-/** The audit once the CLI is gone (late writes), then its store removed; a failure fails the run. */
+/** The audit once the CLI is gone (late writes); a failure fails the run. */
 async function lateAudit(
   audit: WorkspaceAudit | undefined,
   recorder: StateRecorder
@@ -122,8 +127,6 @@ async function lateAudit(
       },
       recorder
     )
-  } finally {
-    audit.discard()
   }
 }
 

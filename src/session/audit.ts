@@ -203,6 +203,11 @@ function entryOf(stat: fs.Stats, full: string): Entry {
   }
 }
 
+type Walked = { entries: Map<string, Entry>; complete: boolean; odd: Buffer[] }
+
+/** Directories read between two yields of `walkSteps` (a few milliseconds of work). */
+const DIRS_PER_STEP = 64
+
 /**
  * Every path below `root` (never following links), but of a `.git` directory only its config
  * and hooks (and its submodules' under `modules/`). The names in `first` (at the root) and what
@@ -212,7 +217,37 @@ export function walk(
   root: string,
   limit = MAX_ENTRIES,
   first: readonly string[] = lookFirst([])
-): { entries: Map<string, Entry>; complete: boolean; odd: Buffer[] } {
+): Walked {
+  const steps = walkSteps(root, limit, first)
+  for (;;) {
+    const step = steps.next()
+    if (step.done === true) return step.value
+  }
+}
+
+/**
+ * `walk` that lets the event loop run between a few dozen directories: the audit's start walks
+ * while git writes the start's tree in another process and the CLI's messages come in.
+ */
+export async function walkAsync(
+  root: string,
+  limit = MAX_ENTRIES,
+  first: readonly string[] = lookFirst([])
+): Promise<Walked> {
+  const steps = walkSteps(root, limit, first)
+  for (;;) {
+    const step = steps.next()
+    if (step.done === true) return step.value
+    await new Promise<void>((resolve) => setImmediate(resolve))
+  }
+}
+
+/** The walk, one step (`DIRS_PER_STEP` directories) per `next()`. */
+function* walkSteps(
+  root: string,
+  limit: number,
+  first: readonly string[]
+): Generator<undefined, Walked, undefined> {
   const entries = new Map<string, Entry>()
   // names that are not UTF-8: no rule can judge them (and a string cannot name them)
   const odd: Buffer[] = []
@@ -228,11 +263,13 @@ export function walk(
     entries.set(rel, entryOf(stat, full))
     return stat
   }
-  const visit = (pending: string[], cap: number): boolean => {
+  function* visit(pending: string[], cap: number): Generator<undefined, boolean, undefined> {
+    let read = 0
     while (pending.length > 0) {
       const dir = pending.pop() ?? ''
       if (walked.has(dir)) continue
       walked.add(dir)
+      if (++read % DIRS_PER_STEP === 0) yield
       let names: Buffer[]
       try {
         names = fs.readdirSync(path.join(root, dir), { encoding: 'buffer' })
@@ -274,8 +311,10 @@ export function walk(
     firstDirs.push(name)
   }
   // what is below them too, whatever the limit for the rest (up to MAX_ENTRIES)
-  if (!visit(firstDirs, Math.max(limit, MAX_ENTRIES))) return { entries, complete: false, odd }
-  return { entries, complete: visit([''], limit), odd }
+  if (!(yield* visit(firstDirs, Math.max(limit, MAX_ENTRIES)))) {
+    return { entries, complete: false, odd }
+  }
+  return { entries, complete: yield* visit([''], limit), odd }
 }
 
 function same(a: Entry, b: Entry): boolean {
@@ -375,12 +414,11 @@ export function snapshotFiles(
     limit?: number
     /** A walk of the tree as it is now (the audit's own, when it put nothing back). */
     walked?: ReturnType<typeof walk>
+    /** The store is made already (`freshStore`; its git tree may be under way). */
+    storeMade?: boolean
   } = {}
 ): Snapshot {
-  if (previous === undefined) {
-    fs.rmSync(storeDir, { recursive: true, force: true })
-    fs.mkdirSync(path.join(storeDir, 'files'), { recursive: true, mode: 0o700 })
-  }
+  if (previous === undefined && options.storeMade !== true) freshStore(storeDir)
   const first = lookFirst(protection.names)
   const { entries, complete, odd } = options.walked ?? walk(root, options.limit, first)
   const saved = new Map<string, string>()
@@ -426,6 +464,17 @@ export function snapshotFiles(
     ...(refs === undefined ? {} : { refs: readRefFiles(refs) }),
     ...(previous?.tree === undefined ? {} : { tree: previous.tree })
   }
+}
+
+/** The audit's store in the run's private directory (also where the agent's changes start from). */
+export function auditStoreDir(tempDir: string): string {
+  return path.join(tempDir, 'audit')
+}
+
+/** An empty store (its copies' folder made). */
+function freshStore(storeDir: string): void {
+  fs.rmSync(storeDir, { recursive: true, force: true })
+  fs.mkdirSync(path.join(storeDir, 'files'), { recursive: true, mode: 0o700 })
 }
 
 /** The repository's git directory at the root, when it is a directory (not a `gitdir:` file). */
@@ -933,25 +982,44 @@ export class WorkspaceAudit {
 
   /**
    * Walks the workspace and copies its protected files (the paths to keep read-only come with
-   * it); the git tree of the rest is written meanwhile (`ready`).
+   * it); the git tree of the start is written meanwhile by git, in another process (`ready`).
+   * Before any code of the pull request or the agent runs: the tree may take what exists from
+   * the repository's objects (store.ts, `trustRepository`).
    */
-  static start(options: WorkspaceAuditOptions): { audit: WorkspaceAudit; readOnly: string[] } {
-    const files = snapshotFiles(
-      options.root,
-      options.storeDir,
-      options.protection,
-      undefined,
-      options.limit === undefined ? {} : { limit: options.limit }
+  static async start(
+    options: WorkspaceAuditOptions
+  ): Promise<{ audit: WorkspaceAudit; readOnly: string[] }> {
+    freshStore(options.storeDir)
+    const tree = gitTree(options.root, options.storeDir, { trustRepository: true }).catch(
+      () => undefined
     )
+    const walked = await walkAsync(options.root, options.limit, lookFirst(options.protection.names))
+    const files = snapshotFiles(options.root, options.storeDir, options.protection, undefined, {
+      walked,
+      storeMade: true
+    })
     if (!files.complete) {
+      await tree
       discard(files)
       throw new UserError(tooLarge(options.limit ?? MAX_ENTRIES))
     }
     const started = new WorkspaceAudit(options, files)
-    started.tree = gitTree(options.root, options.storeDir).then((tree) => {
-      if (tree !== undefined) started.baseline = { ...started.baseline, tree }
+    started.tree = tree.then((id) => {
+      if (id !== undefined) started.baseline = { ...started.baseline, tree: id }
     })
     return { audit: started, readOnly: protectedPaths(files, options.protection) }
+  }
+
+  /** Whether the baseline moved since the start (setup commands ran, or a check). */
+  private moved = false
+
+  /**
+   * The git tree of the start in the audit's store while it is still the workspace as it is (no
+   * setup command and no check since): where the agent's changes start (session/changes.ts).
+   */
+  async startTree(): Promise<string | undefined> {
+    await this.tree
+    return this.moved ? undefined : this.baseline.tree
   }
 
   /** Resolves once the start's git tree is written: before the agent may change anything. */
@@ -965,6 +1033,7 @@ export class WorkspaceAudit {
    */
   async rebaseline(walked?: ReturnType<typeof walk>): Promise<void> {
     await this.tree
+    this.moved = true
     this.baseline = snapshotFiles(
       this.options.root,
       this.options.storeDir,

@@ -14,7 +14,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import type { ChangedFileRecord, ChangesRecord, Metrics } from '../reporting/types.js'
 import { readRegularFileIfAny } from '../git/files.js'
-import { gitTree, storeGit } from '../git/store.js'
+import { gitTree, seedFromStore, storeGit } from '../git/store.js'
 
 /** HEAD and a loose ref are a line; packed-refs may be long. */
 const MAX_REF_BYTES = 64 * 1024
@@ -29,6 +29,12 @@ export interface AgentChangesOptions {
   patchPath: string
   /** Absolute paths never counted as the agent's (policy file, report, the action's files). */
   excluded: readonly string[]
+  /**
+   * The audit's store (session/audit.ts), when the run has one: its index and trees are where
+   * this one starts, so `start` hashes and writes only what changed since the audit's start.
+   * It must live until `finish` is done.
+   */
+  seedStore?: string
 }
 
 /** The commit HEAD names, read from the files (no git runs in the repository), or ''. */
@@ -123,14 +129,23 @@ export class AgentChanges {
 
   constructor(private readonly options: AgentChangesOptions) {}
 
-  /** Records the starting commit and the tree the agent starts from. */
-  async start(): Promise<void> {
+  /**
+   * Records the starting commit and the tree the agent starts from: `seedTree`, the audit's tree
+   * of the start in `seedStore` when the workspace has not changed since, or a new one.
+   */
+  async start(seedTree?: string): Promise<void> {
     const { root, storeDir } = this.options
     this.base = headCommit(root)
     try {
       fs.rmSync(storeDir, { recursive: true, force: true })
       fs.mkdirSync(storeDir, { recursive: true, mode: 0o700 })
-      this.startTree = await this.tree()
+      const seed = this.options.seedStore
+      const seeded = seed !== undefined && (await seedFromStore(root, storeDir, seed))
+      if (seed !== undefined && !seeded) {
+        fs.rmSync(storeDir, { recursive: true, force: true })
+        fs.mkdirSync(storeDir, { recursive: true, mode: 0o700 })
+      }
+      this.startTree = seeded && seedTree !== undefined ? seedTree : await this.tree()
       if (this.startTree === undefined && fs.existsSync(path.join(root, '.git'))) {
         this.startError = 'git could not record the workspace when the agent started'
       }

@@ -13,6 +13,7 @@ import { normalizeSecrets, redactNormalized } from '../text/safe-text.js'
 import { sha256File } from './file-digest.js'
 import type { Settings } from '../settings.js'
 import type { RunState } from './fold.js'
+import { auditStoreDir, type WorkspaceAudit } from './audit.js'
 import { AgentChanges, changesMetrics } from './changes.js'
 import type { ExternalTools } from './run.js'
 import { SafeOutputs } from './safe-outputs.js'
@@ -43,6 +44,8 @@ export class WriteBack {
       root: settings.workingDirectory,
       storeDir: path.join(settings.tempDir, 'changes'),
       patchPath: path.join(runnerTemp(settings), `${name}.patch`),
+      // the audit's store (main.ts), kept until the changes are recorded (pipeline/workspace-guards.ts)
+      seedStore: auditStoreDir(settings.tempDir),
       // never the agent's change: the policy, the report, the action's own files
       excluded: [
         settings.policyPath,
@@ -62,11 +65,17 @@ export class WriteBack {
         : undefined
   }
 
-  /** The Run's options for the patch's start and the proposal tools. */
-  runOptions(): { onAgentStart: () => Promise<void>; externalTools?: ExternalTools } {
+  /**
+   * The Run's options for the patch's start and the proposal tools; the patch starts from the
+   * audit's tree of the start while the workspace is still that (`audit`, when the run has one).
+   */
+  runOptions(audit?: WorkspaceAudit): {
+    onAgentStart: () => Promise<void>
+    externalTools?: ExternalTools
+  } {
     const tools = this.safeOutputs
     return {
-      onAgentStart: () => this.changes.start(),
+      onAgentStart: async () => this.changes.start(await audit?.startTree()),
       ...(tools
         ? {
             externalTools: {
