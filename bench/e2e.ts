@@ -40,6 +40,18 @@ const README = '# Bench repository\n'
 
 export type Variant = 'action' | 'action-large' | 'bare' | 'bare-online' | 'floor'
 
+/**
+ * The session's policy: the example's, with `sandbox: off` when the bench runs with the OS
+ * sandbox off on both sides (`npm run bench -- --sandbox off`: AUTOPILOT_BENCH_SANDBOX=off).
+ */
+function benchPolicy(): string {
+  return sandboxOff() ? `${EXAMPLE_POLICY.trimEnd()}\nsandbox:\n  mode: off\n` : EXAMPLE_POLICY
+}
+
+function sandboxOff(): boolean {
+  return process.env.AUTOPILOT_BENCH_SANDBOX === 'off'
+}
+
 /** The files of the `action-large` variant's checkout (issue 28: the audit on a large tree). */
 export const LARGE_FILES = 100_000
 
@@ -143,7 +155,7 @@ export async function measure(variant: Variant): Promise<Sample> {
       ? largeCheckout()
       : makeWorkspace(
           {
-            '.github/copilot-policy.yml': EXAMPLE_POLICY,
+            '.github/copilot-policy.yml': benchPolicy(),
             'README.md': README
           },
           BENCH_HOME
@@ -193,20 +205,21 @@ export async function measure(variant: Variant): Promise<Sample> {
     } else if (variant === 'floor') {
       // the same session the action runs: with the OS sandbox the policy derives, when the
       // action's `sandbox: auto` engages it (bubblewrap present)
-      const sandbox = bubblewrap()
-        ? sandboxConfigFor(
-            await compilePolicy(EXAMPLE_POLICY, '.github/copilot-policy.yml', workspace.dir),
-            {
-              // the facts the action gives it (pipeline/os-sandbox.ts sandboxContext), for the floor's own home
-              workingDirectory: workspace.dir,
-              env: { HOME: process.env.HOME, RUNNER_TEMP: workspace.runnerTemp },
-              actionDir: path.join(ROOT, 'dist'),
-              copilotHome: path.join(workspace.dir, '..', 'floor-copilot-home'),
-              exists: (p) => fs.existsSync(p),
-              children: (dir) => (fs.existsSync(dir) ? fs.readdirSync(dir) : [])
-            }
-          )
-        : undefined
+      const sandbox =
+        bubblewrap() && !sandboxOff()
+          ? sandboxConfigFor(
+              await compilePolicy(benchPolicy(), '.github/copilot-policy.yml', workspace.dir),
+              {
+                // the facts the action gives it (pipeline/os-sandbox.ts sandboxContext), for the floor's own home
+                workingDirectory: workspace.dir,
+                env: { HOME: process.env.HOME, RUNNER_TEMP: workspace.runnerTemp },
+                actionDir: path.join(ROOT, 'dist'),
+                copilotHome: path.join(workspace.dir, '..', 'floor-copilot-home'),
+                exists: (p) => fs.existsSync(p),
+                children: (dir) => (fs.existsSync(dir) ? fs.readdirSync(dir) : [])
+              }
+            )
+          : undefined
       t0 = performance.now()
       const child = spawn(
         process.execPath,
@@ -276,7 +289,7 @@ function commitAll(dir: string): void {
  * BENCH_HOME), with a fresh RUNNER_TEMP per run; the run leaves the checkout as it was.
  */
 function largeCheckout(): Workspace {
-  const base = path.join(BENCH_HOME, `large-${LARGE_FILES}`)
+  const base = path.join(BENCH_HOME, `large-${LARGE_FILES}${sandboxOff() ? '-sandbox-off' : ''}`)
   const dir = path.join(base, 'workspace')
   if (!fs.existsSync(path.join(base, '.done'))) {
     fs.rmSync(base, { recursive: true, force: true })
@@ -287,7 +300,7 @@ function largeCheckout(): Workspace {
       fs.writeFileSync(path.join(sub, `f${i}.ts`), `export const v${i} = ${i}\n`)
     }
     fs.mkdirSync(path.join(dir, '.github'), { recursive: true })
-    fs.writeFileSync(path.join(dir, '.github', 'copilot-policy.yml'), EXAMPLE_POLICY)
+    fs.writeFileSync(path.join(dir, '.github', 'copilot-policy.yml'), benchPolicy())
     fs.writeFileSync(path.join(dir, 'README.md'), README)
     commitAll(dir)
     fs.writeFileSync(path.join(base, '.done'), '')

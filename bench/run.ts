@@ -28,8 +28,14 @@ import {
 } from './e2e.js'
 
 const { values } = parseArgs({
-  options: { runs: { type: 'string', default: '5' }, only: { type: 'string' } }
+  options: {
+    runs: { type: 'string', default: '5' },
+    only: { type: 'string' },
+    // the OS sandbox on both sides (`auto`: wherever bubblewrap runs) or off on both
+    sandbox: { type: 'string', default: 'auto' }
+  }
 })
+if (values.sandbox === 'off') process.env.AUTOPILOT_BENCH_SANDBOX = 'off'
 const runs = Math.max(1, Number(values.runs))
 const only = new Set((values.only ?? 'bundle,policy,benign,fold,sandbox,e2e').split(','))
 
