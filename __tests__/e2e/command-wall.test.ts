@@ -224,6 +224,27 @@ describeWithSandbox('setup and verify commands behind the wall', () => {
     expect(result.summary).toMatch(/unconfined/i)
   }, 150_000)
 
+  // The CLI sets NODE_ENV=production in what session.shell.exec starts (measured, CLI 1.0.102):
+  // `npm ci` then skips devDependencies. The command gets the job's NODE_ENV, or none.
+  it.each([
+    ['without NODE_ENV in the job, none', {}, 'unset'],
+    ['with NODE_ENV=development in the job, that', { NODE_ENV: 'development' }, 'development']
+  ])(
+    'a setup command gets the job’s NODE_ENV: %s',
+    async (_case, env, expected) => {
+      workspace(SANDBOXED)
+      const result = await run(
+        COMPLETE,
+        { 'setup-commands': 'echo "${NODE_ENV-unset}" > src/node-env.txt' },
+        env
+      )
+      expect(result.outputs.status).toBe('completed')
+      expect(result.report!.commands[0]).toMatchObject({ phase: 'setup', exitCode: 0 })
+      expect(ws.read('src/node-env.txt')).toBe(`${expected}\n`)
+    },
+    150_000
+  )
+
   it("an agent's setsid nohup writer does not outlive the session", async () => {
     workspace(agentPolicy('required'))
     const result = await run([
