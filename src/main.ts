@@ -266,7 +266,9 @@ async function runAgent(
       storeDir: path.join(settings.tempDir, 'audit'),
       protection: {
         names: protectedNames(policy),
-        decide: (file) => policy.decide({ kind: 'write', fileName: file })
+        decide: (file) => policy.decide({ kind: 'write', fileName: file }),
+        // whether the agent may commit: its commit on the current branch is then a note
+        decideCommand: (command) => policy.decide({ kind: 'shell', fullCommandText: command })
       },
       report: (result) => reportAudit(result, recorder),
       evidence: () => recorder.state

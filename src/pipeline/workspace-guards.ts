@@ -83,6 +83,9 @@ export async function releaseGuards(
 /** Records an audit's result and says each violation in the log. */
 export function reportAudit(result: AuditReport, recorder: StateRecorder): void {
   recorder.record({ type: 'audit', result })
+  for (const n of result.notes ?? []) {
+    log.info(`Workspace audit: ${n.path} was ${n.change}: ${n.reason}`)
+  }
   for (const v of result.violations) {
     log.warning(
       `Workspace audit: ${v.path} was ${v.change}, which ${v.rule === 'default' ? 'no write rule allows' : `rule ${v.rule} forbids`}${v.command ? ` (the command: ${v.command})` : ''}; ${v.reverted ? 'put back' : `NOT put back: ${v.note ?? 'unknown reason'}`}`
