@@ -161,6 +161,16 @@ const ReportSchema = z.strictObject({
       changed: z.number(),
       complete: z.boolean(),
       readOnly: z.array(z.string()).optional(),
+      notes: z
+        .array(
+          z.strictObject({
+            path: z.string(),
+            change: z.enum(['created', 'changed', 'deleted']),
+            reason: z.string(),
+            reverted: z.boolean()
+          })
+        )
+        .optional(),
       violations: z.array(
         z.strictObject({
           path: z.string(),

@@ -64,7 +64,7 @@ import { WriteBack } from './session/write-back.js'
 import { hasCredential, type Settings } from './settings.js'
 import { normalizeSecrets, redactNormalized } from './text/safe-text.js'
 import { describeEnvironment } from './wall/environment.js'
-import { commandFiles } from './wall/cli-wall.js'
+import { commandFiles, removePrivateHome } from './wall/cli-wall.js'
 
 export type { RunResult } from './pipeline/outcome.js'
 
@@ -100,7 +100,7 @@ export async function run(
     try {
       resolved = resolveSessionInputs(inputs.settings)
     } catch (error) {
-      await early?.cli?.process.kill()
+      await dropEarlyCli(early, inputs.settings.tempDir)
       failStep(messageOf(error))
       return { report: null, outputs: {} }
     }
@@ -130,7 +130,7 @@ export async function run(
     const refusal = await refuseActor(settings, env, event)
     if (refusal !== undefined) {
       // Nobody the repository trusts asked for this run: no CLI, no comment, no failure.
-      await early?.cli?.process.kill()
+      await dropEarlyCli(early, settings.tempDir)
       log.notice(refusal)
       setOutputs({ status: 'skipped' })
       return { report: null, outputs: { status: 'skipped' } }
@@ -139,6 +139,17 @@ export async function run(
   } finally {
     process.off('SIGINT', onSignal)
     process.off('SIGTERM', onSignal)
+  }
+}
+
+/** The entry's CLI, unused: killed, and the private HOME it had behind its wall removed. */
+async function dropEarlyCli(early: EarlyStart | undefined, tempDir: string): Promise<void> {
+  if (early?.cli === undefined) return
+  await early.cli.process.kill()
+  try {
+    removePrivateHome(tempDir)
+  } catch (error) {
+    log.warning(`Could not remove the Copilot CLI's private HOME of the run: ${messageOf(error)}`)
   }
 }
 
@@ -171,7 +182,7 @@ async function runAgent(
       log
     })
   } catch (error) {
-    await early?.cli?.process.kill()
+    await dropEarlyCli(early, settings.tempDir)
     failStep(messageOf(error))
     return { report: null, outputs: {} }
   }
@@ -223,7 +234,11 @@ async function runAgent(
     : undefined
   let stopped: Promise<void> | undefined
   // nothing the run's commands start outlives the session (pipeline/command-confinement.ts)
-  const guards: Guards = { sweep: () => sweepAfterSession(settings, recorder, clean) }
+  const guards: Guards = {
+    sweep: () => sweepAfterSession(settings, recorder, clean),
+    // the CLI's private HOME, wherever a CLI of the run had one (the entry's early one included)
+    privateHomeIn: settings.tempDir
+  }
   try {
     if (!cli) throw new UserError(NO_CREDENTIAL)
     // Whether the OS sandbox works here (one bwrap spawn) is found out while the policy loads.
@@ -251,7 +266,9 @@ async function runAgent(
       storeDir: auditStoreDir(settings.tempDir),
       protection: {
         names: protectedNames(policy),
-        decide: (file) => policy.decide({ kind: 'write', fileName: file })
+        decide: (file) => policy.decide({ kind: 'write', fileName: file }),
+        // whether the agent may commit: its commit on the current branch is then a note
+        decideCommand: (command) => policy.decide({ kind: 'shell', fullCommandText: command })
       },
       report: (result) => reportAudit(result, recorder),
       evidence: () => recorder.state

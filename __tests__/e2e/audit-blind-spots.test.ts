@@ -144,6 +144,74 @@ console.log('committed', commit)
     expect(ws.read('.github/workflows/evil.yml')).toBeUndefined()
   }, 180000)
 
+  it("the agent's own commit under a policy that allows git commit: undone and said, not a violation; a plumbing commit of a workflow still is one", async () => {
+    const commits = `${policy('required')}  - { id: commits, decision: allow, shell: ["git add *", "git commit *", "git rev-parse *"] }
+`
+    layout(commits)
+    git('config', 'user.email', 'agent@example.com')
+    git('config', 'user.name', 'agent')
+    const start = git('rev-parse', 'HEAD')
+    const result = await run([
+      create('src/fix.js', 'export const fixed = true\n'),
+      bash('git add -A && git commit -qm fix && git rev-parse HEAD'),
+      done
+    ])
+    expect(result.report!.sandbox).toMatchObject({ state: 'enforced' })
+    // the commit happened, inside the sandbox
+    const committed = model!.toolResults().join('\n')
+    expect(committed).toMatch(/[0-9a-f]{40}/)
+    expect(committed).not.toContain(start)
+    expect({
+      status: result.outputs.status,
+      violations: result.report!.audit?.violations,
+      notes: result.report!.audit?.notes?.map((n) => [n.path, n.change, n.reverted])
+    }).toEqual({
+      status: 'completed',
+      violations: [],
+      notes: [['.git/refs/heads/main', 'changed', true]]
+    })
+    // undone: main is where the workflow left it; the agent's change is in the patch
+    expect(git('rev-parse', 'HEAD')).toBe(start)
+    expect(fs.readFileSync(result.outputs['patch-path'] ?? '', 'utf8')).toContain('src/fix.js')
+    expect(result.summary).toContain("The agent's commit was undone")
+
+    // the same policy: a test script's plumbing commit adding a workflow, main moved to it
+    ws.cleanup()
+    layout(commits)
+    const again = git('rev-parse', 'HEAD')
+    const plumbing = `
+const { execFileSync } = require('child_process')
+const g = (args, opts = {}) => execFileSync('git', args, { encoding: 'utf8', ...opts }).trim()
+const blob = g(['hash-object', '-w', '--stdin'], { input: 'on: push\\n' })
+const env = { ...process.env, GIT_INDEX_FILE: 'src/.evil-index' }
+g(['read-tree', 'HEAD'], { env })
+g(['update-index', '--add', '--cacheinfo', '100644,' + blob + ',.github/workflows/evil.yml'], { env })
+const tree = g(['write-tree'], { env })
+require('fs').rmSync('src/.evil-index')
+const commit = g(['-c', 'user.email=a@b', '-c', 'user.name=a', 'commit-tree', tree, '-p', 'HEAD', '-m', 'evil'])
+g(['update-ref', 'refs/heads/main', commit])
+console.log('committed', commit)
+`
+    await model?.close()
+    const hostile = await run([
+      create('src/attack.test.js', plumbing),
+      bash('node src/attack.test.js'),
+      done
+    ])
+    expect(model!.toolResults().join('\n')).toContain('committed')
+    expect({
+      status: hostile.outputs.status,
+      violations: hostile.report!.audit?.violations?.map((v) => [v.path, v.rule]),
+      notes: hostile.report!.audit?.notes,
+      head: git('rev-parse', 'HEAD')
+    }).toEqual({
+      status: 'policy-violation',
+      violations: [['.git/refs/heads/main', 'git-internals']],
+      notes: undefined,
+      head: again
+    })
+  }, 240000)
+
   it('a tree of more than 400,000 ignored entries: .git/config is still protected and checked', async () => {
     layout(policy('required'))
     // 410,000 empty files in 41 directories of node_modules (ignored), made fast

@@ -204,4 +204,50 @@ describeWithSandbox('the Copilot CLI behind its outer wall (runner layout)', () 
     ])
     expect(result.report?.sandbox).toMatchObject({ state: 'enforced', cliConfined: true })
   }, 120_000)
+
+  it("the CLI's private HOME is removed after the run, what was written into it included", async () => {
+    ws = makeRunnerWorkspace({ 'README.md': '# demo\n' })
+    model = await startModelServer([
+      { toolCalls: [{ name: 'task_complete', arguments: { summary: 'done' } }] }
+    ])
+    // an unconfined setup command runs inside the CLI's wall, where HOME is the private one: a
+    // directory it makes unwritable, a link to the host's root, a file
+    const setup =
+      'mkdir -p "$HOME/locked/sub" && echo x > "$HOME/locked/sub/f" && chmod 500 "$HOME/locked/sub" "$HOME/locked" && ln -s / "$HOME/root-link" && echo mine > "$HOME/.bashrc"'
+    let actionPid = 0
+    let during: { exists: boolean; entries: string[] } | undefined
+    const home = (): string =>
+      path.join(ws.runnerTemp, `copilot-autopilot-4242-${actionPid}`, 'home')
+    const result = await runAction({
+      workspace: ws,
+      inputs: {
+        ...scriptedInputs(model.url),
+        'provider-api-key': 'k',
+        comment: 'off',
+        'setup-commands': setup,
+        'unconfined-commands': setup
+      },
+      env: ws.env,
+      onSpawn: (child) => (actionPid = child.pid ?? 0),
+      onOutput: () => {
+        // once the setup command has run, while the CLI still runs
+        if (during !== undefined || !fs.existsSync(path.join(home(), '.bashrc'))) return
+        during = { exists: true, entries: fs.readdirSync(home()).sort() }
+      }
+    })
+    expect(result.outputs.status).toBe('completed')
+    expect(result.report?.sandbox).toMatchObject({ state: 'enforced', cliConfined: true })
+    expect(result.report?.commands[0]).toMatchObject({ confinement: 'unconfined', exitCode: 0 })
+    // it was there, with what the setup command wrote, and never on the host's HOME
+    expect(during).toEqual({
+      exists: true,
+      entries: expect.arrayContaining(['.bashrc', 'locked', 'root-link']) as unknown
+    })
+    expect(fs.existsSync(path.join(ws.home, 'locked'))).toBe(false)
+    // after the run: gone, and the run's other files (the report) kept
+    expect(fs.existsSync(home())).toBe(false)
+    expect(result.outputs['report-path']).toBe(path.join(path.dirname(home()), 'report.json'))
+    expect(fs.existsSync(result.outputs['report-path'] ?? '')).toBe(true)
+    expect(result.stdout).toContain("Removed the Copilot CLI's private HOME of the run")
+  }, 120_000)
 })

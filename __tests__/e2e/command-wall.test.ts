@@ -224,6 +224,52 @@ describeWithSandbox('setup and verify commands behind the wall', () => {
     expect(result.summary).toMatch(/unconfined/i)
   }, 150_000)
 
+  // The CLI sets NODE_ENV=production in what session.shell.exec starts (measured, CLI 1.0.102):
+  // `npm ci` then skips devDependencies. The command gets the job's NODE_ENV, or none.
+  it.each([
+    ['without NODE_ENV in the job, none', {}, 'unset'],
+    ['with NODE_ENV=development in the job, that', { NODE_ENV: 'development' }, 'development']
+  ])(
+    'a setup command gets the job’s NODE_ENV: %s',
+    async (_case, env, expected) => {
+      workspace(SANDBOXED)
+      const result = await run(
+        COMPLETE,
+        { 'setup-commands': 'echo "${NODE_ENV-unset}" > src/node-env.txt' },
+        env
+      )
+      expect(result.outputs.status).toBe('completed')
+      expect(result.report!.commands[0]).toMatchObject({ phase: 'setup', exitCode: 0 })
+      expect(ws.read('src/node-env.txt')).toBe(`${expected}\n`)
+    },
+    150_000
+  )
+
+  it('a setup command that downloads, without network (no url rule): warned before it runs, and its failure names the fix', async () => {
+    workspace(SANDBOXED)
+    // behind the wall without network the name does not resolve: curl fails at once, offline or not
+    const command = 'curl -fsS https://registry.npmjs.org/ -o /dev/null'
+    const result = await run(COMPLETE, {
+      'setup-commands': command,
+      'command-timeout-seconds': '60'
+    })
+    expect(result.outputs.status).toBe('failed')
+    const setup = result.report!.commands[0]
+    expect(setup).toMatchObject({ phase: 'setup', confinement: 'sandboxed', network: 'none' })
+    expect(setup?.exitCode).not.toBe(0)
+    // (a) before it ran: the command, what downloads, the host and both fixes
+    expect(result.stdout).toMatch(
+      /::warning::The setup command `curl -fsS https:\/\/registry\.npmjs\.org\/ -o \/dev\/null` downloads \(`curl`\), but it runs behind the OS sandbox without network/
+    )
+    expect(result.stdout).toContain('url: ["registry.npmjs.org"]')
+    // (b) its failure says it had no network, in the report and the job summary
+    expect(result.report!.error?.message).toContain(
+      "the agent was not started. It ran behind the OS sandbox without network (the policy's url rules allow no host)"
+    )
+    expect(result.report!.error?.message).toContain('`unconfined-commands`')
+    expect(result.summary).toContain('📵 It ran behind the OS sandbox without network')
+  }, 150_000)
+
   it("an agent's setsid nohup writer does not outlive the session", async () => {
     workspace(agentPolicy('required'))
     const result = await run([

@@ -11,6 +11,7 @@ import { compilePolicy } from '../../src/policy/index.js'
 import { protectedNames } from '../../src/policy/sandbox.js'
 import {
   audit,
+  COMMIT_NOTE,
   isGitControl,
   isGitHousekeeping,
   isRunnable,
@@ -18,6 +19,9 @@ import {
   WorkspaceAudit,
   type Protection
 } from '../../src/session/audit.js'
+import { renderComment, renderSummary } from '../../src/reporting/render.js'
+import { toReport } from '../../src/reporting/report.js'
+import { createState, fold } from '../../src/session/fold.js'
 import { tempWorkspace, writeFiles } from '../policy/helpers.js'
 
 const NARROW = `version: 1
@@ -57,7 +61,8 @@ async function protection(text: string): Promise<Protection> {
   const policy = await compilePolicy(text, 'p.yml', ws.dir)
   return {
     names: protectedNames(policy),
-    decide: (file) => policy.decide({ kind: 'write', fileName: file })
+    decide: (file) => policy.decide({ kind: 'write', fileName: file }),
+    decideCommand: (command) => policy.decide({ kind: 'shell', fullCommandText: command })
   }
 }
 const read = (rel: string): string | undefined => {
@@ -217,6 +222,172 @@ describe('refs, HEAD and tags', () => {
   })
 })
 
+/** NARROW, and the agent may commit. */
+const COMMITS = `${NARROW}  - { id: commits, decision: allow, shell: ["git add *", "git commit *"] }
+`
+
+describe("the agent's own commit, judged by the policy", () => {
+  const commit = (message: string): void => {
+    git('-c', 'user.email=a@b', '-c', 'user.name=a', 'commit', '-q', '--allow-empty', '-m', message)
+  }
+  const notesOf = (result: Awaited<ReturnType<typeof audit>>): Array<[string, string, boolean]> =>
+    (result.notes ?? []).map((n) => [n.path, n.change, n.reverted])
+  const violationsOf = (result: Awaited<ReturnType<typeof audit>>): Array<[string, string]> =>
+    result.violations.map((v) => [v.path, v.rule])
+
+  it('a commit on the current branch under a policy that allows git commit: undone, and a note, not a violation', async () => {
+    const p = await protection(COMMITS)
+    const start = git('rev-parse', 'HEAD')
+    const snap = await snapshot(ws.dir, store, p)
+    fs.writeFileSync(path.join(ws.dir, 'src/index.js'), 'export const fixed = 1\n')
+    git('add', '-A')
+    commit('fix')
+    const result = await audit(snap, { decide: p.decide, decideCommand: p.decideCommand })
+    expect(violationsOf(result)).toEqual([])
+    expect(notesOf(result)).toEqual([['.git/refs/heads/main', 'changed', true]])
+    expect(result.notes?.[0]?.reason).toBe(COMMIT_NOTE)
+    // undone: the branch is where it was, the change is in the work tree (the patch's source)
+    expect(git('rev-parse', 'HEAD')).toBe(start)
+    expect(read('src/index.js')).toBe('export const fixed = 1\n')
+  })
+
+  it('the same commit under a policy that does not allow git commit: a violation', async () => {
+    const p = await protection(NARROW)
+    const start = git('rev-parse', 'HEAD')
+    const snap = await snapshot(ws.dir, store, p)
+    fs.writeFileSync(path.join(ws.dir, 'src/index.js'), 'export const fixed = 1\n')
+    git('add', '-A')
+    commit('fix')
+    const result = await audit(snap, { decide: p.decide, decideCommand: p.decideCommand })
+    expect(violationsOf(result)).toEqual([['.git/refs/heads/main', 'git-internals']])
+    expect(result.notes).toBeUndefined()
+    expect(git('rev-parse', 'HEAD')).toBe(start)
+  })
+
+  it("several commits on a detached HEAD (a pull request's checkout), and on a branch git packed: notes", async () => {
+    const p = await protection(COMMITS)
+    const start = git('rev-parse', 'HEAD')
+    git('checkout', '-q', '--detach')
+    const snap = await snapshot(ws.dir, store, p)
+    fs.writeFileSync(path.join(ws.dir, 'src/a.js'), 'a\n')
+    git('add', '-A')
+    commit('one')
+    fs.writeFileSync(path.join(ws.dir, 'src/b.js'), 'b\n')
+    git('add', '-A')
+    commit('two')
+    const detached = await audit(snap, { decide: p.decide, decideCommand: p.decideCommand })
+    expect(violationsOf(detached)).toEqual([])
+    expect(notesOf(detached)).toEqual([['.git/HEAD', 'changed', true]])
+    expect(git('rev-parse', 'HEAD')).toBe(start)
+
+    git('checkout', '-q', 'main')
+    git('pack-refs', '--all', '--prune')
+    const packed = await snapshot(ws.dir, `${store}-packed`, p)
+    try {
+      commit('three')
+      const result = await audit(packed, { decide: p.decide, decideCommand: p.decideCommand })
+      expect(violationsOf(result)).toEqual([])
+      expect(notesOf(result)).toEqual([['.git/refs/heads/main', 'changed', true]])
+      expect(git('rev-parse', 'HEAD')).toBe(start)
+    } finally {
+      fs.rmSync(`${store}-packed`, { recursive: true, force: true })
+    }
+  })
+
+  it('under a policy that allows git commit, everything else stays a violation: a tag, another branch, HEAD switched or detached elsewhere, a branch moved back, a commit of a path the write rules forbid, packed-refs rewritten', async () => {
+    const p = await protection(COMMITS)
+    const judge = async (move: () => void): Promise<Array<[string, string]>> => {
+      const snap = await snapshot(ws.dir, store, p)
+      const start = git('rev-parse', 'HEAD')
+      move()
+      const result = await audit(snap, { decide: p.decide, decideCommand: p.decideCommand })
+      expect(result.notes).toBeUndefined()
+      expect(git('rev-parse', 'HEAD')).toBe(start)
+      return violationsOf(result)
+    }
+    // a tag
+    expect(await judge(() => git('tag', 'v9'))).toEqual([['.git/refs/tags/v9', 'git-internals']])
+    // a commit on another branch
+    expect(
+      await judge(() => {
+        git('checkout', '-q', '-b', 'other')
+        commit('x')
+      })
+    ).toEqual([
+      ['.git/HEAD', 'git-internals'],
+      ['.git/refs/heads/other', 'git-internals']
+    ])
+    // put back: the branch the agent made is gone
+    expect(git('branch', '--list')).toBe('* main')
+    // HEAD detached at its own commit
+    expect(
+      await judge(() => {
+        git('checkout', '-q', '--detach')
+        commit('x')
+      })
+    ).toEqual([['.git/HEAD', 'git-internals']])
+    // a branch moved back (to its parent) and a detached HEAD moved elsewhere than a descendant
+    commit('second')
+    const second = git('rev-parse', 'HEAD')
+    expect(await judge(() => git('update-ref', 'refs/heads/main', 'HEAD~1'))).toEqual([
+      ['.git/refs/heads/main', 'git-internals']
+    ])
+    git('checkout', '-q', '--detach')
+    expect(await judge(() => git('checkout', '-q', 'HEAD~1'))).toEqual([
+      ['.git/HEAD', 'git-internals']
+    ])
+    git('checkout', '-q', 'main')
+    expect(git('rev-parse', 'HEAD')).toBe(second)
+    // a commit on top of the branch that adds a workflow (git plumbing: no file in the work tree)
+    expect(
+      await judge(() => {
+        const blob = execFileSync('git', ['hash-object', '-w', '--stdin'], {
+          cwd: ws.dir,
+          input: 'on: push\n',
+          encoding: 'utf8'
+        }).trim()
+        const index = path.join(ws.dir, '..', `${path.basename(ws.dir)}-evil-index`)
+        const env = { ...process.env, GIT_INDEX_FILE: index }
+        execFileSync('git', ['read-tree', 'HEAD'], { cwd: ws.dir, env })
+        execFileSync(
+          'git',
+          ['update-index', '--add', '--cacheinfo', `100644,${blob},.github/workflows/evil.yml`],
+          { cwd: ws.dir, env }
+        )
+        const tree = execFileSync('git', ['write-tree'], { cwd: ws.dir, env, encoding: 'utf8' })
+        fs.rmSync(index)
+        const evil = execFileSync(
+          'git',
+          ['-c', 'user.email=a@b', '-c', 'user.name=a', 'commit-tree', tree.trim(), '-p', 'HEAD'],
+          { cwd: ws.dir, input: 'evil\n', encoding: 'utf8' }
+        ).trim()
+        git('update-ref', 'refs/heads/main', evil)
+      })
+    ).toEqual([['.git/refs/heads/main', 'git-internals']])
+    // packed-refs rewritten: a packed tag moved
+    git('tag', 'v1', 'HEAD~1')
+    git('pack-refs', '--all', '--prune')
+    expect(
+      await judge(() => {
+        const file = path.join(ws.dir, '.git', 'packed-refs')
+        const text = fs.readFileSync(file, 'utf8')
+        const before = git('rev-parse', 'v1')
+        fs.writeFileSync(file, text.replace(`${before} refs/tags/v1`, `${second} refs/tags/v1`))
+      })
+    ).toEqual([['.git/refs/tags/v1', 'git-internals']])
+  })
+
+  it('no shell decision given (an audit that cannot ask the policy): every moved ref is a violation', async () => {
+    const p = await protection(COMMITS)
+    const snap = await snapshot(ws.dir, store, p)
+    fs.writeFileSync(path.join(ws.dir, 'src/index.js'), 'export const fixed = 1\n')
+    git('add', '-A')
+    commit('fix')
+    const result = await audit(snap, { decide: p.decide })
+    expect(violationsOf(result)).toEqual([['.git/refs/heads/main', 'git-internals']])
+  })
+})
+
 describe("git's own housekeeping", () => {
   it('gc on a loose-object-heavy checkout (info/refs, packs, packed refs, logs) is no violation', async () => {
     const p = await protection(NARROW)
@@ -303,5 +474,41 @@ describe('a tree too large to walk', () => {
         evidence: () => ({ tools: [], permissions: [] })
       })
     ).rejects.toThrow(/more than 5 entries.*working-directory/s)
+  })
+})
+
+describe("what the report says of the agent's commit undone", () => {
+  it('the note reaches the report, the job summary and the comment; the run is no violation', () => {
+    const state = createState({
+      startedAt: '2026-11-23T10:00:00.000Z',
+      policySource: '.github/copilot-policy.yml',
+      workingDirectory: '/ws',
+      maxAutopilotContinues: 5
+    })
+    fold(state, {
+      type: 'event',
+      event: { type: 'session.task_complete', data: { summary: 'ok' } }
+    })
+    fold(state, {
+      type: 'audit',
+      result: {
+        changed: 1,
+        complete: true,
+        violations: [],
+        notes: [
+          { path: '.git/refs/heads/main', change: 'changed', reason: COMMIT_NOTE, reverted: true }
+        ]
+      }
+    })
+    fold(state, { type: 'ended', ending: { kind: 'idle' } })
+    const report = toReport(state, { endedAt: '2026-11-23T10:05:00.000Z' })
+    expect(report.status).toBe('completed')
+    expect(report.audit?.notes).toEqual([
+      { path: '.git/refs/heads/main', change: 'changed', reason: COMMIT_NOTE, reverted: true }
+    ])
+    const line =
+      "↩️ **The agent's commit was undone** (`.git/refs/heads/main`: refs are the workflow's to move); its changes are in the patch"
+    expect(renderSummary(report)).toContain(line)
+    expect(renderComment(report, { marker: '<!-- m -->' })).toContain(line)
   })
 })

@@ -16,6 +16,7 @@ import type { HomeCaches } from '../session/home-caches.js'
 import { restoreInstructionFiles, stashInstructionFiles } from '../session/instruction-files.js'
 import type { StateRecorder } from '../session/recorder.js'
 import type { Settings } from '../settings.js'
+import { removePrivateHome } from '../wall/cli-wall.js'
 
 /** What the run set aside or watches while the session runs, to put back or check after it. */
 export interface Guards {
@@ -23,6 +24,11 @@ export interface Guards {
   homeCaches?: HomeCaches
   credentialsStash?: string
   instructionsStash?: string
+  /**
+   * The run's directory (settings.tempDir), in which the CLI's private HOME behind its wall is
+   * (wall/cli-wall.ts): removed once the CLI is gone, if a CLI of the run had one.
+   */
+  privateHomeIn?: string
   /**
    * Kills whatever the run's commands left running (pipeline/command-confinement.ts): first of
    * all once the CLI is gone, before the late audit, the patch and the proposals.
@@ -33,8 +39,8 @@ export interface Guards {
 /**
  * After the session: once the CLI (and every process the agent started in its sandbox with it) is
  * gone, and whatever the run's commands left running is killed, what was written after the last
- * audit is audited too, HOME's caches are swept, then the
- * credentials and the instruction files go back.
+ * audit is audited too, HOME's caches are swept, the credentials go back, the CLI's private HOME
+ * is removed, then the patch is written and the instruction files go back.
  */
 export async function releaseGuards(
   guards: Guards,
@@ -61,6 +67,10 @@ export async function releaseGuards(
         restoreCheckoutCredentials(guards.credentialsStash, env, recorder)
       }
     }
+    if (guards.privateHomeIn !== undefined) {
+      await cliStopped?.catch(() => undefined)
+      removeCliHome(guards.privateHomeIn)
+    }
     if (settled !== undefined) {
       await cliStopped?.catch(() => undefined)
       await settled()
@@ -78,6 +88,9 @@ export async function releaseGuards(
 /** Records an audit's result and says each violation in the log. */
 export function reportAudit(result: AuditReport, recorder: StateRecorder): void {
   recorder.record({ type: 'audit', result })
+  for (const n of result.notes ?? []) {
+    log.info(`Workspace audit: ${n.path} was ${n.change}: ${n.reason}`)
+  }
   for (const v of result.violations) {
     log.warning(
       `Workspace audit: ${v.path} was ${v.change}, which ${v.rule === 'default' ? 'no write rule allows' : `rule ${v.rule} forbids`}${v.command ? ` (the command: ${v.command})` : ''}; ${v.reverted ? 'put back' : `NOT put back: ${v.note ?? 'unknown reason'}`}`
@@ -97,6 +110,15 @@ function sweepHomeCaches(guard: HomeCaches | undefined): void {
     }
   } catch (error) {
     log.warning(`Could not remove the caches the sandbox made under HOME: ${messageOf(error)}`)
+  }
+}
+
+/** The CLI's private HOME goes with it (wall/cli-wall.ts). */
+function removeCliHome(tempDir: string): void {
+  try {
+    if (removePrivateHome(tempDir)) log.info("Removed the Copilot CLI's private HOME of the run")
+  } catch (error) {
+    log.warning(`Could not remove the Copilot CLI's private HOME of the run: ${messageOf(error)}`)
   }
 }
 

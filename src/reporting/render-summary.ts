@@ -17,7 +17,7 @@ import {
 } from './render-view.js'
 import { formatDuration, formatInt, tableCell } from '../text/safe-text.js'
 import type { PermissionRecord, SubagentRecord, ToolCallRecord } from './types.js'
-import { killedProcessesLine } from './render-wall.js'
+import { killedProcessesLine, undoneCommitLine } from './render-wall.js'
 
 export const SUMMARY_LIMITS: Limits = {
   summary: 6000,
@@ -380,7 +380,8 @@ function auditLine(view: View): string | null {
   const partial = audit.complete
     ? ''
     : ' (the workspace had more entries than the audit walks: the rest was not checked)'
-  return `**Workspace audit:** ${plural(audit.changed, 'path')} changed while the agent worked; ${found}${partial}`
+  const undone = undoneCommitLine(view, 200)
+  return `**Workspace audit:** ${plural(audit.changed, 'path')} changed while the agent worked; ${found}${partial}${undone === null ? '' : `  \n${undone}`}`
 }
 
 /** One line: whether the agent's shell commands ran in the OS sandbox. */

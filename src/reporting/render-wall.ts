@@ -1,7 +1,7 @@
 /**
  * What the report says of the wall around the commands (issue 28): the processes left running
- * and killed, and the setup and verify commands that ran without the OS sandbox. Untrusted text
- * (command lines) goes through the View's helpers.
+ * and killed, the setup and verify commands that ran without the OS sandbox, and the agent's
+ * commit the audit undid. Untrusted text (command lines, paths) goes through the View's helpers.
  */
 import { plural, type View } from './render-view.js'
 import type { CommandRecord, KilledProcessRecord } from './types.js'
@@ -43,13 +43,29 @@ export function killedProcessesLine(view: View, max = 10): string | null {
 }
 
 /**
- * The comment's short line: how many processes were left running and killed, and which commands
- * ran unconfined; null when neither happened.
+ * The agent's commit the workspace audit put back, which the policy allows (a note, not a
+ * violation): `↩️ The agent's commit was undone (`.git/refs/heads/main`): its changes are in the patch`.
+ */
+export function undoneCommitLine(view: View, max = 120): string | null {
+  const notes = view.report.audit?.notes ?? []
+  if (notes.length === 0) return null
+  const refs = notes.map((n) => view.code(n.path, max)).join(', ')
+  const kept = notes.every((n) => n.reverted)
+  return kept
+    ? `↩️ **The agent's commit was undone** (${refs}: refs are the workflow's to move); its changes are in the patch`
+    : `↩️ **The agent's commit** moved ${refs} (the policy allows \`git commit\`)`
+}
+
+/**
+ * The comment's short line: how many processes were left running and killed, which commands ran
+ * unconfined, and the agent's commit undone; null when none of it happened.
  */
 export function wallCommentLine(view: View): string | null {
   const killed = view.report.killedProcesses ?? []
   const unconfined = view.report.commands.filter((c) => c.confinement === 'unconfined')
   const parts: string[] = []
+  const undone = undoneCommitLine(view, 60)
+  if (undone !== null) parts.push(undone)
   if (killed.length > 0) {
     const first = killed[0]
     const example = first === undefined ? '' : `, e.g. ${view.code(first.command, 60)}`

@@ -131,6 +131,21 @@ export interface ViolationRecord {
 }
 
 /**
+ * A change the workspace audit put back that the policy allows, so no violation: the current
+ * branch moved by the agent's own commit under a policy that allows `git commit` (refs are put
+ * back always: the patch is made from trees, and later steps must not see the agent's commits).
+ */
+export interface AuditNoteRecord {
+  /** Relative to the workspace (`.git/refs/heads/main`, `.git/HEAD`). */
+  path: string
+  change: 'created' | 'changed' | 'deleted'
+  /** What it was and what became of it. */
+  reason: string
+  /** Put back as it was before the agent started. */
+  reverted: boolean
+}
+
+/**
  * The workspace audit: after the agent's work (and after each repair), every path created,
  * changed or deleted since it started, decided by the write rules.
  */
@@ -140,6 +155,8 @@ export interface AuditRecord {
   /** Paths created, changed or deleted while the agent worked. */
   changed: number
   violations: ViolationRecord[]
+  /** Changes it put back that the policy allows (the agent's commit); absent when none. */
+  notes?: AuditNoteRecord[]
   /** False when the workspace had more entries than the audit walks. */
   complete: boolean
   /** Paths the OS sandbox kept read-only (protected paths that existed). */

@@ -23,7 +23,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { UserError } from '../errors.js'
 import { copyRegularFile, NotRegularFile, readRegularFile } from '../git/files.js'
-import { isolatedEnv, runGit, type GitResult } from '../git/process.js'
+import { gitConfigEnv, isolatedEnv, runGit, type GitResult } from '../git/process.js'
 import {
   compareRefs,
   readRefFiles,
@@ -82,15 +82,33 @@ export interface Violation {
   note?: string
 }
 
+/**
+ * A change the audit put back that the policy allows, so no violation: the current branch moved
+ * by the agent's own commit (the patch is made from trees, never from the agent's commits, and
+ * later steps must not see them).
+ */
+export interface AuditNote {
+  path: string
+  change: Change
+  /** What it was and what became of it. */
+  reason: string
+  reverted: boolean
+}
+
 export interface AuditResult {
   /** Paths created, changed or deleted while the agent worked. */
   changed: number
   violations: Violation[]
   complete: boolean
+  /** Changes put back that the policy allows (absent: none). */
+  notes?: AuditNote[]
 }
 
 /** Decides a write of an absolute path (the policy's `decide({kind: 'write'})`). */
 export type DecideWrite = (absolutePath: string) => Decision
+
+/** Decides a shell request's command line (the policy's `decide({kind: 'shell'})`). */
+export type DecideCommand = (commandLine: string) => Decision
 
 /**
  * Programs a later step runs from an ignored directory (`npx jest`, `npm test` call
@@ -342,6 +360,12 @@ export interface Protection {
   /** Lower-case path segments (`.github`, `.npmrc`, `.husky`): a path holding one is a candidate. */
   names: ReadonlySet<string>
   decide: DecideWrite
+  /**
+   * Decides a shell request as the agent would make it: the audit asks whether the policy lets
+   * the agent commit, so that the current branch moved by the agent's own commit is said (and
+   * put back), not a violation. Absent: every moved ref is a violation.
+   */
+  decideCommand?: DecideCommand
 }
 
 /** Whether an explicit rule denies writing `rel` (a built-in check or a deny rule, not `default`). */
@@ -732,6 +756,8 @@ export interface AuditOptions {
    * window of the verify commands, which are the workflow's and may leave files no rule names.
    */
   protectedOnly?: boolean
+  /** Decides a shell request: whether the agent may commit (`Protection.decideCommand`). */
+  decideCommand?: DecideCommand
 }
 
 /**
@@ -814,8 +840,10 @@ async function auditWalked(
   // skip-worktree bit) is committed by a later `git add -A && git commit` without the file
   // changing at all: the index is put back as it was
   violations.push(...(await indexViolations(snap, options.decide, revert)))
-  // a commit behind the audit's back: HEAD, a branch or a tag moved
-  violations.push(...refViolations(snap, revert))
+  // a commit behind the audit's back: HEAD, a branch or a tag moved (all put back; the agent's
+  // own commit on the current branch, which the policy allows, is a note)
+  const refs = await refChanges(snap, options, revert)
+  violations.push(...refs.violations)
   if (revert) {
     removeEmptied(
       snap,
@@ -853,31 +881,176 @@ async function auditWalked(
     })
   }
   return {
-    result: { changed: changes.length, violations, complete: snap.complete && now.complete },
+    result: {
+      changed: changes.length,
+      violations,
+      complete: snap.complete && now.complete,
+      ...(refs.notes.length > 0 ? { notes: refs.notes } : {})
+    },
     walked: now
   }
 }
 
 /**
  * HEAD, branches and tags that point elsewhere than at the baseline (`git commit`, `git tag`,
- * `update-ref` in a test script): put back as they were, each reported (`git-internals`). What
- * git's own housekeeping does to them (`pack-refs` moving a loose ref into packed-refs) changes
- * no name's target and is not a change.
+ * `update-ref` in a test script): always put back as they were (the patch is made from trees,
+ * never from the agent's commits, and later steps must not see them), and judged by the policy.
+ * The current branch (or a detached HEAD) moved forward by the agent's own commits, under a
+ * policy that allows `git commit`, by commits that change only paths the write rules allow, is a
+ * note; every other change (a tag, another branch, HEAD switched or detached elsewhere, a branch
+ * moved back or sideways, a change that could not be put back) is a violation (`git-internals`).
+ * What git's own housekeeping does to them (`pack-refs` moving a loose ref into packed-refs)
+ * changes no name's target and is not a change.
  */
-function refViolations(snap: Snapshot, revert: boolean): Violation[] {
+async function refChanges(
+  snap: Snapshot,
+  options: AuditOptions,
+  revert: boolean
+): Promise<{ violations: Violation[]; notes: AuditNote[] }> {
   const gitDir = gitDirectory(snap.root)
-  if (snap.refs === undefined || gitDir === undefined) return []
-  const changes = compareRefs(snap.refs, readRefFiles(gitDir))
-  if (changes.length === 0) return []
-  const note = revert ? restoreRefFiles(gitDir, snap.refs) : undefined
-  return changes.map((c) => ({
-    path: c.name === 'HEAD' ? '.git/HEAD' : `.git/${c.name}`,
-    change: c.change,
-    rule: GIT_INTERNALS,
-    reason: refReason(c),
-    reverted: revert && note === undefined,
-    ...(note === undefined ? {} : { note })
-  }))
+  if (snap.refs === undefined || gitDir === undefined) return { violations: [], notes: [] }
+  const now = readRefFiles(gitDir)
+  const changes = compareRefs(snap.refs, now)
+  if (changes.length === 0) return { violations: [], notes: [] }
+  // judged before they are put back, while the names still lead to the agent's commits
+  const commit = await agentCommit(snap, gitDir, now, changes, options)
+  const failure = revert ? restoreRefFiles(gitDir, snap.refs) : undefined
+  const violations: Violation[] = []
+  const notes: AuditNote[] = []
+  for (const c of changes) {
+    const rel = c.name === 'HEAD' ? '.git/HEAD' : `.git/${c.name}`
+    // one that stays moved is a violation whatever made it: later steps would see it
+    if (c === commit && failure === undefined) {
+      notes.push({ path: rel, change: c.change, reason: COMMIT_NOTE, reverted: revert })
+      continue
+    }
+    violations.push({
+      path: rel,
+      change: c.change,
+      rule: GIT_INTERNALS,
+      reason: refReason(c),
+      reverted: revert && failure === undefined,
+      ...(failure === undefined ? {} : { note: failure })
+    })
+  }
+  return { violations, notes }
+}
+
+/** What the report says of the agent's commit that was put back. */
+export const COMMIT_NOTE =
+  "the agent's commit was undone (the policy allows `git commit`, but refs are the workflow's to move); its changes are in the patch"
+
+/**
+ * The shell requests that make a commit, as the policy is asked about them: the policy allows
+ * the agent to commit when it allows one of them (`git commit*`, `git commit -m *`, ...).
+ */
+export const COMMIT_REQUESTS = [
+  'git commit',
+  'git commit -m message',
+  'git commit -a -m message',
+  'git commit -am message'
+]
+
+/** A commit id (SHA-1 or SHA-256). */
+function isCommitId(text: string | undefined): text is string {
+  return text !== undefined && /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/.test(text)
+}
+
+/**
+ * The change among `changes` that is the agent's own commit, which the policy allows: the current
+ * branch (HEAD's, `ref: refs/heads/<name>` before and after) or a detached HEAD (a pull request's
+ * checkout) moved forward to a descendant, whose commits change only paths the write rules allow,
+ * under a policy that allows `git commit`. Undefined when there is none.
+ */
+async function agentCommit(
+  snap: Snapshot,
+  gitDir: string,
+  now: RefFiles,
+  changes: readonly RefChange[],
+  options: AuditOptions
+): Promise<RefChange | undefined> {
+  const decideCommand = options.decideCommand
+  if (decideCommand === undefined) return undefined
+  if (!COMMIT_REQUESTS.some((request) => decideCommand(request).decision === 'allow')) {
+    return undefined
+  }
+  const before = snap.refs?.head?.trim()
+  const after = now.head?.trim()
+  let name: string
+  if (before?.startsWith('ref: refs/heads/') === true && after === before) {
+    name = before.slice('ref: '.length).trim()
+  } else if (isCommitId(before) && isCommitId(after)) {
+    name = 'HEAD'
+  } else {
+    return undefined
+  }
+  const change = changes.find((c) => c.name === name)
+  if (change?.change !== 'changed' || !isCommitId(change.before) || !isCommitId(change.after)) {
+    return undefined
+  }
+  const paths = await committedPaths(snap, gitDir, change.before, change.after)
+  if (paths === undefined) return undefined
+  const allowed = paths.every(
+    (rel) => !isGitControl(rel) && options.decide(path.join(snap.root, rel)).decision === 'allow'
+  )
+  return allowed ? change : undefined
+}
+
+/** A git call on the repository's objects takes at most this long (they are the agent's to write). */
+const OBJECTS_GIT_TIMEOUT_MS = 30_000
+
+/**
+ * The paths the commits from `from` to `to` change, when `to` descends from `from`; undefined
+ * when it does not, or git cannot say. git reads the repository's objects only, as an alternate of
+ * an empty git directory of the action's own (nothing of the repository's config or hooks runs).
+ */
+async function committedPaths(
+  snap: Snapshot,
+  gitDir: string,
+  from: string,
+  to: string
+): Promise<string[] | undefined> {
+  const reader = path.join(snap.storeDir, 'commits')
+  const format = from.length === 64 ? 'sha256' : 'sha1'
+  try {
+    if (!fs.existsSync(path.join(reader, 'HEAD'))) {
+      fs.mkdirSync(snap.storeDir, { recursive: true })
+      const made = await runGit(
+        snap.storeDir,
+        ['init', '-q', '--bare', '--template=', `--object-format=${format}`, reader],
+        isolatedEnv(),
+        { timeoutMs: OBJECTS_GIT_TIMEOUT_MS }
+      )
+      if (made.code !== 0) return undefined
+    }
+  } catch {
+    return undefined
+  }
+  const env = isolatedEnv({
+    GIT_DIR: reader,
+    GIT_ALTERNATE_OBJECT_DIRECTORIES: path.join(gitDir, 'objects'),
+    ...gitConfigEnv([
+      ['core.fsmonitor', 'false'],
+      ['core.hooksPath', '/dev/null'],
+      ['gc.auto', '0']
+    ])
+  })
+  const options = { timeoutMs: OBJECTS_GIT_TIMEOUT_MS }
+  const descends = await runGit(
+    snap.storeDir,
+    ['merge-base', '--is-ancestor', from, to],
+    env,
+    options
+  )
+  if (descends.code !== 0) return undefined
+  const diff = await runGit(
+    snap.storeDir,
+    ['diff-tree', '-r', '-z', '--name-only', '--no-renames', from, to],
+    env,
+    options
+  )
+  if (diff.code !== 0) return undefined
+  return diff.stdout.split('\0').filter((rel) => rel !== '')
 }
 
 function refReason(c: RefChange): string {
@@ -1063,8 +1236,10 @@ export class WorkspaceAudit {
       approved.add(path.relative(this.options.root, path.resolve(this.options.root, file)))
     }
     await this.tree
+    const decideCommand = this.options.protection.decideCommand
     const { result, walked } = await auditWalked(this.baseline, {
       decide: this.options.protection.decide,
+      ...(decideCommand === undefined ? {} : { decideCommand }),
       approved,
       ...(this.options.limit === undefined ? {} : { limit: this.options.limit }),
       ...options

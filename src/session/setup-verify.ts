@@ -7,6 +7,7 @@
 import type { SessionApi } from '../cli/session-api.js'
 import type { CommandConfinement, CommandRecord, KilledProcessRecord } from '../reporting/types.js'
 import type { CommandWall } from '../wall/command-wall.js'
+import { fetcherIn, noNetworkWarning } from '../wall/command-network.js'
 import { commandMark, sweepMarked, type MarkedStep } from '../wall/process-sweep.js'
 import type { RunInput } from './fold.js'
 import type { Logger } from './log.js'
@@ -119,6 +120,9 @@ function runCommand(
   }
   return log.group(`${phase}: ${redact(command)}`, async () => {
     log.info(confinementLine(how, wall))
+    // behind a wall without network, a command that downloads fails or hangs: said before it runs
+    const fetcher = wall?.network === 'none' ? fetcherIn(command) : undefined
+    if (fetcher !== undefined) log.warning(redact(noNetworkWarning(phase, command, fetcher)))
     const ran = await runShellCommand(
       { phase, command },
       {

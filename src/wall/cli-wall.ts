@@ -89,6 +89,44 @@ function runnerInstallation(execPath: string): string | undefined {
   return at <= 0 ? undefined : parts.slice(0, at).join(path.sep)
 }
 
+/**
+ * The CLI's private HOME, bound at HOME behind the wall: made in the run's own directory (where
+ * what the CLI, its tools and commands write into HOME stays), removed after the run
+ * (`removePrivateHome`).
+ */
+export function privateHomeOf(tempDir: string): string {
+  return path.join(tempDir, 'home')
+}
+
+/**
+ * Removes the private HOME of the run in `tempDir` once the CLI is gone: what the CLI unpacked
+ * there, its device id, the caches the agent's commands filled, a `~/.bashrc` they wrote. Links in
+ * it are removed, never followed; a directory the agent made unwritable is made writable first.
+ * Returns whether there was one to remove.
+ */
+export function removePrivateHome(tempDir: string): boolean {
+  const home = privateHomeOf(tempDir)
+  if (pathKind(home) === 'missing') return false
+  try {
+    fs.rmSync(home, { recursive: true, force: true })
+  } catch {
+    makeWritable(home)
+    fs.rmSync(home, { recursive: true, force: true })
+  }
+  return true
+}
+
+/** Every directory under `dir` (links not followed) writable and searchable by its owner. */
+function makeWritable(dir: string): void {
+  try {
+    if (!fs.lstatSync(dir).isDirectory()) return
+    fs.chmodSync(dir, 0o700)
+  } catch {
+    return
+  }
+  for (const name of entries(dir)) makeWritable(path.join(dir, name))
+}
+
 /** Where the setup and verify commands' wrappers, output and exit codes are (`shell-exec.ts`). */
 export function commandFiles(tempDir: string): string {
   return path.join(tempDir, 'commands')
@@ -131,7 +169,7 @@ export function cliConfinement(options: ConfinementOptions): CliConfinement | un
     commands
   ])
     fs.mkdirSync(dir, { recursive: true, mode: 0o700 })
-  const privateHome = path.join(options.tempDir, 'home')
+  const privateHome = privateHomeOf(options.tempDir)
   const runnerDir = runnerInstallation(process.execPath)
   const executable = realPath(options.executable)
   const facts: CliWallFacts = {

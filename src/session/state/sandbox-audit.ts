@@ -18,8 +18,17 @@ export const SANDBOX_RULE = 'sandbox'
 export function onAudit(state: RunState, result: Omit<AuditRecord, 'readOnly' | 'checks'>): void {
   const audit = state.audit ?? { checks: 0, changed: 0, violations: [], complete: true }
   const room = Math.max(0, REPORT_LIMITS.violations - audit.violations.length)
+  const notes = [
+    ...(audit.notes ?? []),
+    ...(result.notes ?? []).map((n) => ({
+      ...n,
+      path: clip(clean(state, n.path), 300),
+      reason: clip(clean(state, n.reason), 300)
+    }))
+  ].slice(0, REPORT_LIMITS.violations)
   state.audit = {
     ...audit,
+    ...(notes.length > 0 ? { notes } : {}),
     checks: audit.checks + 1,
     changed: audit.changed + result.changed,
     complete: audit.complete && result.complete,

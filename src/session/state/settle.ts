@@ -8,6 +8,7 @@ import type { RunStatus } from '../../reporting/types.js'
 import { formatMinutes } from '../../text/safe-text.js'
 import { aiCreditsOf, formatCredits } from '../../reporting/credits.js'
 import { nanoAiuUsed } from './metrics.js'
+import { noNetworkHint, ranWithoutNetwork } from '../../wall/command-network.js'
 /**
  * Whether the run should stop waiting for the agent, and why: it went idle, the session
  * reported an error, or the sandbox the run passed to the CLI did not engage (in any mode: the
@@ -150,9 +151,11 @@ export function settle(state: RunState): Settled {
       const what = failed
         ? `Setup command \`${failed.command}\` ${failed.timedOut ? `timed out after ${minutes(state.options.commandTimeoutMs ?? failed.durationMs)}` : `failed with exit code ${failed.exitCode ?? 'none'}`}`
         : 'A setup command failed'
+      const hint =
+        failed !== undefined && ranWithoutNetwork(failed) ? ` ${noNetworkHint(failed.command)}` : ''
       return {
         status: 'failed',
-        error: { message: `${what}; the agent was not started.`, type: 'setup-command' }
+        error: { message: `${what}; the agent was not started.${hint}`, type: 'setup-command' }
       }
     }
     case 'idle': {
@@ -165,10 +168,12 @@ export function settle(state: RunState): Settled {
               (c.exitCode !== 0 || c.timedOut)
           )
           const names = failed.map((c) => `\`${c.command}\``).join(', ')
+          const offline = failed.find(ranWithoutNetwork)
+          const hint = offline === undefined ? '' : ` ${noNetworkHint(offline.command)}`
           return {
             status: 'verify-failed',
             error: {
-              message: `The agent said it completed the task, but ${failed.length === 1 ? 'the verify command' : 'verify commands'} ${names} failed.`,
+              message: `The agent said it completed the task, but ${failed.length === 1 ? 'the verify command' : 'verify commands'} ${names} failed.${hint}`,
               type: 'verify'
             }
           }
