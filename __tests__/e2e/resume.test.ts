@@ -17,6 +17,7 @@ import {
   runAction,
   waitGone,
   type ActionResult,
+  type RunActionOptions,
   type Workspace
 } from '../../test-support/action.js'
 
@@ -66,7 +67,8 @@ async function runOnPullRequest(
     pull_request: { number: PR },
     sender: { login: 'octocat', type: 'User' }
   },
-  eventName = 'pull_request'
+  eventName = 'pull_request',
+  onSpawn?: RunActionOptions['onSpawn']
 ): Promise<ActionResult> {
   await model?.close()
   model = await startModelServer(script)
@@ -88,7 +90,8 @@ async function runOnPullRequest(
       GITHUB_EVENT_PATH: eventPath,
       GITHUB_API_URL: github.url,
       ACTIONS_RUNTIME_TOKEN: RUNTIME_TOKEN
-    }
+    },
+    ...(onSpawn ? { onSpawn } : {})
   })
   expect(await waitGone(result.cliPids)).toEqual([])
   return result
@@ -170,6 +173,71 @@ describe('the checkpoint', () => {
         path: file,
         sha256: sha256(bytes),
         cut: []
+      })
+    },
+    LONG
+  )
+
+  /** The checkpoint a run wrote, checked against its outputs, report and comment; parsed. */
+  function checkpointOf(result: ActionResult): Checkpoint {
+    const file = result.outputs['checkpoint-path']
+    expect(file).toBeTruthy()
+    expect(fs.existsSync(file!)).toBe(true)
+    const bytes = fs.readFileSync(file!)
+    // the report and the comment's marker point at the same file
+    expect(result.report!.checkpoint).toMatchObject({ path: file, sha256: sha256(bytes) })
+    const comment = github.comments('octo', 'repo', PR).at(-1)!
+    expect(markedDigest(comment.body)).toEqual({ runId: '4242', digest: sha256(bytes) })
+    const checkpoint = Checkpoint.parse(JSON.parse(bytes.toString('utf8')))
+    expect(checkpoint.sessionId).toBe(result.report!.sessionId)
+    expect(checkpoint.files.map((f) => f.path)).toContain('events.jsonl')
+    // the partial patch: the fix the agent made before the run stopped
+    expect(checkpoint.patch).toContain('+export const sum = (a, b) => a + b')
+    return checkpoint
+  }
+
+  /** The agent fixes the file, then the model never answers again. */
+  const fixThenHang: Script = (_request, index) => (index === 0 ? fix() : { hang: true })
+
+  it(
+    'is written when the run stops at timeout-minutes, with the partial patch and why it ended',
+    async () => {
+      const result = await runOnPullRequest(fixThenHang, { 'timeout-minutes': '0.15' })
+      expect(result.outputs.status).toBe('timed-out')
+      expect(model!.requests.length).toBeGreaterThanOrEqual(2) // the fix was made, then the hang
+      const checkpoint = checkpointOf(result)
+      expect(checkpoint.run).toMatchObject({
+        runId: '4242',
+        status: 'timed-out',
+        stoppedAt: '`timeout-minutes` 9 s',
+        reason: 'The agent did not finish within 9 s (timeout-minutes).'
+      })
+    },
+    LONG
+  )
+
+  it.each(['SIGINT', 'SIGTERM'] as const)(
+    'is written when the run is cancelled (%s to the action, as the runner sends on cancel)',
+    async (signal) => {
+      let sent = false
+      const result = await runOnPullRequest(fixThenHang, {}, undefined, undefined, (child) => {
+        // once the model was asked again after the fix: the edit is in the workspace
+        const timer = setInterval(() => {
+          if ((model?.requests.length ?? 0) < 2) return
+          clearInterval(timer)
+          sent = true
+          child.kill(signal)
+        }, 50)
+        child.on('exit', () => clearInterval(timer))
+      })
+      expect(sent).toBe(true)
+      expect(result.outputs.status).toBe('cancelled')
+      expect(result.exitCode).not.toBe(0)
+      const checkpoint = checkpointOf(result)
+      expect(checkpoint.run).toMatchObject({
+        runId: '4242',
+        status: 'cancelled',
+        reason: 'The workflow run was cancelled.'
       })
     },
     LONG
