@@ -8,11 +8,8 @@
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { cliHome, readInputs, type EarlyStart } from './cli/early.js'
-import {
-  continuationPrompt,
-  resumeFromCheckpoint,
-  type ResumeOutcome
-} from './checkpoint/resume.js'
+import { continuationPrompt, isContinuation } from './checkpoint/continuation.js'
+import { resumeFromCheckpoint, type ResumeOutcome } from './checkpoint/resume.js'
 import { defaultApiUrl } from './github/client.js'
 import { CliStarter } from './cli/start.js'
 import { UserError, messageOf } from './errors.js'
@@ -168,6 +165,8 @@ async function runAgent(
       repository: env.GITHUB_REPOSITORY,
       token: settings.githubToken,
       apiUrl: defaultApiUrl(env),
+      // `/continue` picks up only a run that stopped; a follow-up task continues any session
+      continuation: isContinuation(settings.prompt, event.payload),
       log
     })
   } catch (error) {

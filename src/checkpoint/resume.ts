@@ -16,7 +16,10 @@
  * - it parses (checkpoint/format.ts: paths inside the session folder only, sizes capped) and the
  *   zip it came in holds that one regular file (checkpoint/zip.ts);
  * - its starting commit is the checkout's commit or an ancestor of it; its patch applies (or is
- *   already in the checkout).
+ *   already in the checkout);
+ * - for a continuation (`/continue`), the run it holds ended with a status a continuation picks up
+ *   (checkpoint/continuation.ts): it is the last run's, the one the action's sticky comment vouches
+ *   for. A follow-up task resumes whatever the last run's ending.
  */
 import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
@@ -26,6 +29,7 @@ import { createGitHubClient, type GitHubClient } from '../github/client.js'
 import { isOwnComment } from '../reporting/publish-comment.js'
 import type { Target } from '../reporting/target.js'
 import type { Settings } from '../settings.js'
+import { continuationRefusal } from './continuation.js'
 import { CHECKPOINT_LIMITS, Checkpoint, markedDigest, sha256, type ChainLink } from './format.js'
 import { singleZipEntry } from './zip.js'
 
@@ -47,6 +51,11 @@ export interface ResumeOptions {
   repository: string | undefined
   token: string | undefined
   apiUrl: string
+  /**
+   * This run was asked for as a continuation (`/continue`, checkpoint/continuation.ts): it resumes
+   * only a run that stopped before it was done.
+   */
+  continuation: boolean
   log: { info(line: string): void; warning(line: string): void; debug(line: string): void }
 }
 
@@ -65,7 +74,15 @@ export type ResumeOutcome =
   /** `auto`: the run starts fresh, and the report says why. */
   | { kind: 'refused'; reason: string }
 
-class Refusal extends Error {}
+/** Why a checkpoint is not resumed; `fix` is what to do instead, when `auto` would not help. */
+class Refusal extends Error {
+  constructor(
+    message: string,
+    readonly fix?: string
+  ) {
+    super(message)
+  }
+}
 
 /** Finds, checks and puts back the checkpoint, as the `resume` input says. */
 export async function resumeFromCheckpoint(options: ResumeOptions): Promise<ResumeOutcome> {
@@ -79,12 +96,13 @@ export async function resumeFromCheckpoint(options: ResumeOptions): Promise<Resu
     return { kind: 'resumed', resumed }
   } catch (error) {
     if (!(error instanceof Refusal)) throw error
+    const reason = error.fix === undefined ? error.message : `${error.message} ${error.fix}`
     if (mode.kind === 'auto') {
-      options.log.warning(`Not resuming: ${error.message} This run starts a fresh session.`)
-      return { kind: 'refused', reason: error.message }
+      options.log.warning(`Not resuming: ${reason} This run starts a fresh session.`)
+      return { kind: 'refused', reason }
     }
     throw new UserError(
-      `Could not resume (resume: ${mode.kind === 'path' ? mode.path : mode.kind}): ${error.message} Set 'resume' to 'auto' to start a fresh session instead.`
+      `Could not resume (resume: ${mode.kind === 'path' ? mode.path : mode.kind}): ${error.message} ${error.fix ?? "Set 'resume' to 'auto' to start a fresh session instead."}`
     )
   }
 }
@@ -131,6 +149,14 @@ async function findAndRestore(options: ResumeOptions): Promise<Resumed> {
     if (checkpoint.repository !== '' && checkpoint.repository !== repository) {
       throw new Refusal(`the checkpoint is of ${checkpoint.repository}, not of ${repository}.`)
     }
+  }
+  if (options.continuation) {
+    // The checkpoint is the last run's (the action's own comment vouches for it): how it ended.
+    const refusal = continuationRefusal(
+      checkpoint.run,
+      target.kind === 'none' ? undefined : target.number
+    )
+    if (refusal !== undefined) throw new Refusal(refusal.reason, refusal.fix)
   }
   if (checkpoint.files.every((f) => f.path !== 'events.jsonl')) {
     throw new Refusal(
@@ -308,25 +334,4 @@ function restoreState(cliHome: string, checkpoint: Checkpoint): void {
     fs.mkdirSync(path.dirname(target), { recursive: true, mode: 0o700 })
     fs.writeFileSync(target, bytes, { flag: 'wx', mode: 0o600 })
   }
-}
-
-/**
- * The prompt of a continuation: the comment's text after `/continue` (and a `+N` credit grant),
- * or, when nothing is left, "Continue the task. The last run stopped because …".
- */
-export function continuationPrompt(prompt: string, from: ChainLink | undefined): string {
-  const rest = prompt
-    .trim()
-    .replace(/^\/continue\b/i, '')
-    .trim()
-    .replace(/^\+\d+(\.\d+)?\b/, '')
-    .trim()
-  if (!/^\/continue\b/i.test(prompt.trim())) return prompt
-  if (rest !== '') return rest
-  const why = from?.stoppedAt
-    ? `it reached ${from.stoppedAt.replace(/`/g, '')}`
-    : from?.reason
-      ? from.reason.replace(/\.$/, '')
-      : `it ended ${from?.status ?? 'early'}`
-  return `Continue the task. The last run stopped because ${why}. Pick up where it left off: its changes are in the workspace.`
 }

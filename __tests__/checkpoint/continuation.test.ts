@@ -1,0 +1,218 @@
+/**
+ * `/continue` continues only a run that stopped (issue 31, point 3): the decision, and what a
+ * resume from a checkpoint file does with it (a real git checkout, a real checkpoint file; no
+ * network: `resume: <path>`).
+ */
+import { execFileSync } from 'node:child_process'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import {
+  CONTINUABLE_STATUSES,
+  continuationRefusal,
+  isContinuation
+} from '../../src/checkpoint/continuation.js'
+import {
+  CHECKPOINT_FORMAT,
+  Checkpoint,
+  checkpointMarker,
+  sha256
+} from '../../src/checkpoint/format.js'
+import { resumeFromCheckpoint, type ResumeOptions } from '../../src/checkpoint/resume.js'
+import { UserError } from '../../src/errors.js'
+import { RUN_STATUSES } from '../../src/reporting/types.js'
+import { startFakeGitHub, type FakeGitHub } from '../../test-support/github-api.js'
+import { makeZip } from '../../test-support/zip.js'
+
+describe('a continuation', () => {
+  it.each([
+    ['/continue', {}],
+    ['  /Continue +50 and add a test', {}],
+    ['/continue\nplease', {}],
+    // the workflow wrote its own prompt; the comment that triggered the run is the command
+    ['Continue the task.', { comment: { body: '/continue +20' } }]
+  ])('is asked for by the prompt %j or the comment', (prompt, payload) => {
+    expect(isContinuation(prompt, payload)).toBe(true)
+  })
+
+  it.each([
+    ['/copilot fix the docs too', { comment: { body: '/copilot fix the docs too' } }],
+    ['Fix sum() for negative numbers', {}],
+    ['/continued', {}],
+    ['please /continue', { comment: { body: 'looks good, /continue later' } }],
+    ['Do it.', { comment: { body: 42 } }],
+    ['Do it.', null]
+  ])('is not asked for by the prompt %j (comment %j)', (prompt, payload) => {
+    expect(isContinuation(prompt, payload)).toBe(false)
+  })
+
+  it.each(CONTINUABLE_STATUSES)('picks up a run that ended %s', (status) => {
+    expect(continuationRefusal({ runId: '41', status }, 7)).toBeUndefined()
+  })
+
+  const refused = RUN_STATUSES.filter((s) => !CONTINUABLE_STATUSES.includes(s))
+  it('does not pick up a run that was done or ended for another reason', () => {
+    expect(refused).toEqual(['completed', 'failed', 'cancelled', 'policy-violation'])
+  })
+
+  it.each(refused)(
+    'is refused after a run that ended %s, naming the status and what to do',
+    (status) => {
+      const refusal = continuationRefusal({ runId: '41', status }, 7)
+      expect(refusal?.reason).toBe(
+        `the last run on #7 (run 41) ended with status ${status}, and /continue continues only a run that stopped before it was done (budget-exceeded, timed-out, incomplete or verify-failed).`
+      )
+      expect(refusal?.fix).toBe(
+        'For more work on #7, comment /copilot <task>: a follow-up starts a new task (with resume: auto it keeps the earlier session).'
+      )
+    }
+  )
+})
+
+describe('resuming the last run’s checkpoint', () => {
+  let dir: string
+  let workspace: string
+  let checkpointPath: string
+  let github: FakeGitHub
+  const sessionId = 'b3f1c2d4-0000-4000-8000-000000000001'
+  const git = (...args: string[]): string =>
+    execFileSync('git', args, { cwd: workspace, encoding: 'utf8' }).trim()
+
+  /**
+   * The checkpoint of the last run on #7, which ended `status`, its change only in the patch: as a
+   * file, and as the artifact `copilot-checkpoint-7` its sticky comment vouches for.
+   */
+  function lastRunEnded(status: string): void {
+    const start = git('rev-parse', 'HEAD')
+    fs.writeFileSync(path.join(workspace, 'calc.js'), 'export const sum = (a, b) => a + b\n')
+    const patch = execFileSync('git', ['diff', '--binary'], { cwd: workspace, encoding: 'utf8' })
+    git('checkout', '--', 'calc.js')
+    const checkpoint: Checkpoint = {
+      format: CHECKPOINT_FORMAT,
+      version: 1,
+      createdAt: '2026-11-28T00:00:00.000Z',
+      repository: 'octo/repo',
+      target: { kind: 'pr', number: 7 },
+      run: { runId: '41', status },
+      chain: [],
+      sessionId,
+      startCommit: start,
+      patch,
+      policySha256: null,
+      files: [
+        {
+          path: 'events.jsonl',
+          content: Buffer.from('{"type":"session.start"}\n').toString('base64')
+        }
+      ],
+      cut: []
+    }
+    const bytes = Buffer.from(JSON.stringify(Checkpoint.parse(checkpoint)))
+    fs.writeFileSync(checkpointPath, bytes)
+    github.addArtifact('octo', 'repo', {
+      name: 'copilot-checkpoint-7',
+      zip: makeZip([{ name: 'run.checkpoint.json', content: bytes }])
+    })
+    github.addComment(
+      'octo',
+      'repo',
+      7,
+      `**Copilot** stopped.\n${checkpointMarker('41', sha256(bytes))}`,
+      'octocat'
+    )
+  }
+
+  const options = (
+    mode: ResumeOptions['mode'],
+    continuation: boolean,
+    warnings: string[] = []
+  ): ResumeOptions => ({
+    mode,
+    target: { kind: 'pr', owner: 'octo', repo: 'repo', number: 7, source: 'event' },
+    workspace,
+    cliHome: path.join(dir, 'copilot-home'),
+    repository: 'octo/repo',
+    token: 'user-token',
+    apiUrl: github.url,
+    continuation,
+    log: { info: () => undefined, warning: (line) => warnings.push(line), debug: () => undefined }
+  })
+  const restored = (): boolean =>
+    fs.existsSync(path.join(dir, 'copilot-home', 'session-state', sessionId, 'events.jsonl'))
+  const calc = (): string => fs.readFileSync(path.join(workspace, 'calc.js'), 'utf8')
+
+  beforeEach(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'continuation-'))
+    workspace = path.join(dir, 'work')
+    checkpointPath = path.join(dir, 'run.checkpoint.json')
+    fs.mkdirSync(workspace)
+    fs.writeFileSync(
+      path.join(workspace, 'calc.js'),
+      'export const sum = (a, b) => Math.abs(a) + Math.abs(b)\n'
+    )
+    git('init', '-q', '-b', 'main')
+    git('add', '-A')
+    git('-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-q', '-m', 'start')
+    github = await startFakeGitHub()
+  })
+  afterEach(async () => {
+    await github.close()
+    fs.rmSync(dir, { recursive: true, force: true })
+  })
+
+  it('/continue after a completed run, resume: auto: starts fresh, says why, puts nothing back', async () => {
+    lastRunEnded('completed')
+    const warnings: string[] = []
+    const outcome = await resumeFromCheckpoint(options({ kind: 'auto' }, true, warnings))
+    expect(outcome).toEqual({
+      kind: 'refused',
+      reason:
+        'the last run on #7 (run 41) ended with status completed, and /continue continues only a run that stopped before it was done (budget-exceeded, timed-out, incomplete or verify-failed). For more work on #7, comment /copilot <task>: a follow-up starts a new task (with resume: auto it keeps the earlier session).'
+    })
+    expect(warnings).toEqual([
+      expect.stringMatching(
+        /^Not resuming: the last run on #7 \(run 41\) ended with status completed, .* This run starts a fresh session\.$/
+      )
+    ])
+    expect(calc()).toContain('Math.abs')
+    expect(restored()).toBe(false)
+  })
+
+  it.each([
+    [{ kind: 'required' } as const, 'required'],
+    [undefined, 'path']
+  ])(
+    '/continue after a policy-violation, resume: %s fails naming the status and the follow-up',
+    async (mode, name) => {
+      lastRunEnded('policy-violation')
+      const resume = resumeFromCheckpoint(
+        options(mode ?? { kind: 'path', path: checkpointPath }, true)
+      )
+      await expect(resume).rejects.toThrow(UserError)
+      await expect(resume).rejects.toThrow(
+        `Could not resume (resume: ${name === 'path' ? checkpointPath : name}): the last run on #7 (run 41) ended with status policy-violation, and /continue continues only a run that stopped before it was done (budget-exceeded, timed-out, incomplete or verify-failed). For more work on #7, comment /copilot <task>: a follow-up starts a new task (with resume: auto it keeps the earlier session).`
+      )
+      expect(calc()).toContain('Math.abs')
+      expect(restored()).toBe(false)
+    }
+  )
+
+  it('/continue after a run that stopped at its budget: resumes, its patch applied, its state back', async () => {
+    lastRunEnded('budget-exceeded')
+    const outcome = await resumeFromCheckpoint(options({ kind: 'required' }, true))
+    expect(outcome).toMatchObject({
+      kind: 'resumed',
+      resumed: { sessionId, chain: [{ runId: '41', status: 'budget-exceeded' }] }
+    })
+    expect(calc()).toContain('a + b')
+    expect(restored()).toBe(true)
+  })
+
+  it('a follow-up task continues a completed run', async () => {
+    lastRunEnded('completed')
+    const outcome = await resumeFromCheckpoint(options({ kind: 'auto' }, false))
+    expect(outcome).toMatchObject({ kind: 'resumed', resumed: { sessionId } })
+    expect(calc()).toContain('a + b')
+    expect(restored()).toBe(true)
+  })
+})
