@@ -178,19 +178,16 @@ describe('resuming the last run’s checkpoint', () => {
     expect(restored()).toBe(false)
   })
 
-  it.each([
-    [{ kind: 'required' } as const, 'required'],
-    [undefined, 'path']
-  ])(
-    '/continue after a policy-violation, resume: %s fails naming the status and the follow-up',
-    async (mode, name) => {
+  it.each(['required', 'a checkpoint file'] as const)(
+    '/continue after a policy-violation, resume: %s: fails naming the status and the follow-up',
+    async (how) => {
       lastRunEnded('policy-violation')
-      const resume = resumeFromCheckpoint(
-        options(mode ?? { kind: 'path', path: checkpointPath }, true)
-      )
+      const mode: ResumeOptions['mode'] =
+        how === 'required' ? { kind: 'required' } : { kind: 'path', path: checkpointPath }
+      const resume = resumeFromCheckpoint(options(mode, true))
       await expect(resume).rejects.toThrow(UserError)
       await expect(resume).rejects.toThrow(
-        `Could not resume (resume: ${name === 'path' ? checkpointPath : name}): the last run on #7 (run 41) ended with status policy-violation, and /continue continues only a run that stopped before it was done (budget-exceeded, timed-out, incomplete or verify-failed). For more work on #7, comment /copilot <task>: a follow-up starts a new task (with resume: auto it keeps the earlier session).`
+        `Could not resume (resume: ${how === 'required' ? 'required' : checkpointPath}): the last run on #7 (run 41) ended with status policy-violation, and /continue continues only a run that stopped before it was done (budget-exceeded, timed-out, incomplete or verify-failed). For more work on #7, comment /copilot <task>: a follow-up starts a new task (with resume: auto it keeps the earlier session).`
       )
       expect(calc()).toContain('Math.abs')
       expect(restored()).toBe(false)

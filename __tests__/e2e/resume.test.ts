@@ -386,6 +386,95 @@ describe('resume from the checkpoint', () => {
     LONG
   )
 
+  it(
+    '/continue after a completed run does not resume it (required fails, auto starts fresh, saying why); a follow-up /copilot task does',
+    async () => {
+      const run1 = await runOnPullRequest([
+        bash('cat notes.txt'),
+        fix(),
+        complete('Fixed sum() for negative numbers.')
+      ])
+      expect(run1.outputs.status).toBe('completed')
+      const upload = (result: ActionResult): void => {
+        const file = result.outputs['checkpoint-path']!
+        github.addArtifact('octo', 'repo', {
+          name: `copilot-checkpoint-${PR}`,
+          zip: makeZip([{ name: path.basename(file), content: fs.readFileSync(file) }])
+        })
+        // a later job: a fresh checkout of the starting commit
+        git('checkout', '--', 'src/calc.js')
+      }
+      upload(run1)
+      const vouched = github.comments('octo', 'repo', PR).at(-1)!.body
+
+      // resume: required fails before any session, naming the status and what to do instead
+      const required = await runOnPullRequest(
+        [complete('never')],
+        { resume: 'required', prompt: '/continue' },
+        continueEvent(),
+        'issue_comment'
+      )
+      expect(required.exitCode).not.toBe(0)
+      expect(required.stdout).toContain(
+        'Could not resume (resume: required): the last run on #7 (run 4242) ended with status completed, and /continue continues only a run that stopped before it was done (budget-exceeded, timed-out, incomplete or verify-failed). For more work on #7, comment /copilot <task>: a follow-up starts a new task'
+      )
+      expect(required.report).toBeUndefined()
+      expect(model!.requests).toHaveLength(0)
+      expect(workspace.read('src/calc.js')).toContain('Math.abs')
+      expect(github.comments('octo', 'repo', PR).at(-1)!.body).toBe(vouched)
+
+      // a follow-up task continues the completed run's session: the agent keeps what it learned
+      const followUp = await runOnPullRequest(
+        [complete('Also checked NaN.')],
+        { resume: 'auto', prompt: 'Also make sum() reject NaN.' },
+        continueEvent(PR, '/copilot Also make sum() reject NaN.'),
+        'issue_comment'
+      )
+      expect(followUp.outputs.status).toBe('completed')
+      expect(followUp.report!.resumeRefused).toBeUndefined()
+      expect(followUp.report!.sessionId).toBe(run1.report!.sessionId)
+      expect(followUp.report!.continuedFrom).toEqual([
+        expect.objectContaining({ runId: '4242', status: 'completed' })
+      ])
+      expect(requestText(0)).toContain('cat notes.txt')
+      expect(requestText(0)).toContain('Also make sum() reject NaN.')
+      expect(workspace.read('src/calc.js')).toContain('a + b')
+      upload(followUp)
+
+      // /continue after the follow-up (completed too), resume: auto: a fresh session, saying why
+      const fresh = await runOnPullRequest(
+        [complete('Started over.')],
+        { resume: 'auto', prompt: '/continue' },
+        continueEvent(),
+        'issue_comment'
+      )
+      expect(fresh.outputs.status).toBe('completed')
+      expect(fresh.report!.resumeRefused).toMatch(
+        /^the last run on #7 \(run 4242\) ended with status completed, and \/continue continues only a run that stopped/
+      )
+      expect(fresh.report!.continuedFrom).toBeUndefined()
+      expect(fresh.report!.sessionId).not.toBe(run1.report!.sessionId)
+      expect(requestText(0)).not.toContain('cat notes.txt')
+      expect(workspace.read('src/calc.js')).toContain('Math.abs')
+      const comment = github.comments('octo', 'repo', PR).at(-1)!.body
+      // at the top of the comment (#7 does not link there: the reason is shown as untrusted text)
+      const top = comment
+        .slice(0, comment.indexOf('This run started a fresh session.'))
+        .replace(/\u200b/g, '')
+      expect(top).toContain(
+        '**⚠️ Not continued:** the last run on #7 (run 4242) ended with status completed, and /continue continues only a run that stopped before it was done'
+      )
+      expect(top).toContain('comment /copilot &lt;task&gt;: a follow-up starts a new task')
+      // at the top: under the headline and the run's line, before the agent's summary
+      expect(comment.indexOf('⚠️ Not continued')).toBeGreaterThan(comment.indexOf('[workflow run]'))
+      expect(comment.indexOf('⚠️ Not continued')).toBeLessThan(
+        comment.indexOf("**The agent's summary**")
+      )
+      expect(github.comments('octo', 'repo', PR)).toHaveLength(1)
+    },
+    LONG
+  )
+
   it('resume: required fails before any session when the checkpoint does not check out', async () => {
     const result = await runOnPullRequest(
       [complete('never')],
