@@ -1,7 +1,7 @@
 /**
  * `/continue` (issue 31, point 3): a maintainer continues a run that stopped before it was done.
  * Pure: whether this run was asked for as a continuation, whether the last run's ending is one a
- * continuation may pick up, and the continuation's prompt.
+ * continuation may pick up, and the prompt of the session it starts (or that it starts none).
  *
  * A run that ended `completed` (or `policy-violation`, `failed`, `cancelled`, ...) is not continued
  * by `/continue`: there is nothing left of its task to do, or it ended for a reason more credits and
@@ -25,14 +25,46 @@ const CONTINUE_COMMAND = /^\/continue\b/i
 /** A comment event's payload, as far as the command in it goes. */
 const CommentPayload = z.object({ comment: z.object({ body: z.string() }) })
 
+/** A `/continue` command, from the prompt or from the comment that triggered the run. */
+export interface ContinueCommand {
+  /** What follows `/continue` and its `+N` credit grant, trimmed; '' for a bare `/continue`. */
+  instructions: string
+  /**
+   * The prompt is the command (the recipe passes the comment's text); false when the workflow
+   * wrote its own prompt and the triggering comment is the command.
+   */
+  inPrompt: boolean
+}
+
+/** The text after `/continue` and a `+N` credit grant (`+200`), trimmed. */
+function instructionsOf(command: string): string {
+  return command
+    .trim()
+    .replace(CONTINUE_COMMAND, '')
+    .trim()
+    .replace(/^\+\d+(\.\d+)?\b/, '')
+    .trim()
+}
+
 /**
- * Whether this run was asked for as a continuation: its prompt is a `/continue` command (the
- * recipe passes the comment's text), or the comment that triggered it is one.
+ * The `/continue` command this run was asked for with: its prompt is one (the recipe passes the
+ * comment's text), or the comment that triggered it is one. Undefined for any other run.
  */
-export function isContinuation(prompt: string, eventPayload: unknown): boolean {
-  if (CONTINUE_COMMAND.test(prompt.trim())) return true
+export function continueCommand(
+  prompt: string,
+  eventPayload: unknown
+): ContinueCommand | undefined {
+  if (CONTINUE_COMMAND.test(prompt.trim())) {
+    return { instructions: instructionsOf(prompt), inPrompt: true }
+  }
   const comment = CommentPayload.safeParse(eventPayload)
-  return comment.success && CONTINUE_COMMAND.test(comment.data.comment.body.trim())
+  if (!comment.success || !CONTINUE_COMMAND.test(comment.data.comment.body.trim())) return undefined
+  return { instructions: instructionsOf(comment.data.comment.body), inPrompt: false }
+}
+
+/** Whether this run was asked for as a continuation (`/continue`, see continueCommand). */
+export function isContinuation(prompt: string, eventPayload: unknown): boolean {
+  return continueCommand(prompt, eventPayload) !== undefined
 }
 
 /** Why a continuation may not pick up the run that ended as `last`, and what to do instead. */
@@ -66,12 +98,7 @@ export function continuationRefusal(
  */
 export function continuationPrompt(prompt: string, from: ChainLink | undefined): string {
   if (!CONTINUE_COMMAND.test(prompt.trim())) return prompt
-  const rest = prompt
-    .trim()
-    .replace(CONTINUE_COMMAND, '')
-    .trim()
-    .replace(/^\+\d+(\.\d+)?\b/, '')
-    .trim()
+  const rest = instructionsOf(prompt)
   if (rest !== '') return rest
   const why = from?.stoppedAt
     ? `it reached ${from.stoppedAt.replace(/`/g, '')}`
@@ -79,4 +106,22 @@ export function continuationPrompt(prompt: string, from: ChainLink | undefined):
       ? from.reason.replace(/\.$/, '')
       : `it ended ${from?.status ?? 'early'}`
   return `Continue the task. The last run stopped because ${why}. Pick up where it left off: its changes are in the workspace.`
+}
+
+/** What a run that resumed nothing starts: a session with its prompt, or none. */
+export type FreshStart = { kind: 'session'; prompt: string } | { kind: 'nothing-to-continue' }
+
+/**
+ * What a run that resumed nothing starts (the continuation was refused, there was no checkpoint,
+ * or `resume: never`), from its prompt and its `/continue` command if it is a continuation:
+ * - a `/continue` with instructions: a fresh session with only the instructions as its prompt
+ *   (`/continue` and `+N` are no task), or with the workflow's own prompt when the workflow wrote
+ *   one (the triggering comment is the command);
+ * - a bare `/continue` (optionally `+N`): no session, since it gave the agent nothing to do;
+ * - any other run: a session with its prompt.
+ */
+export function freshStart(prompt: string, command: ContinueCommand | undefined): FreshStart {
+  if (command === undefined) return { kind: 'session', prompt }
+  if (command.instructions === '') return { kind: 'nothing-to-continue' }
+  return { kind: 'session', prompt: command.inPrompt ? command.instructions : prompt }
 }

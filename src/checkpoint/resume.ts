@@ -71,8 +71,19 @@ export interface Resumed {
 export type ResumeOutcome =
   | { kind: 'fresh' }
   | { kind: 'resumed'; resumed: Resumed }
-  /** `auto`: the run starts fresh, and the report says why. */
-  | { kind: 'refused'; reason: string }
+  /**
+   * `auto`: the run resumes nothing, and says why (`reason`, the fix at its end when there is
+   * one: `fix`). `vouched`: the checkpoint the action's own comment vouched for (its marker), when
+   * the refusal came after that check: a run that ends without a checkpoint of its own keeps it
+   * in its comment, so that a later run can still resume it.
+   */
+  | { kind: 'refused'; reason: string; fix?: string; vouched?: VouchedCheckpoint }
+
+/** A checkpoint's marker in the action's own comment: the run that wrote it, its SHA-256. */
+export interface VouchedCheckpoint {
+  runId: string
+  digest: string
+}
 
 /** Why a checkpoint is not resumed; `fix` is what to do instead, when `auto` would not help. */
 class Refusal extends Error {
@@ -88,8 +99,9 @@ class Refusal extends Error {
 export async function resumeFromCheckpoint(options: ResumeOptions): Promise<ResumeOutcome> {
   const { mode } = options
   if (mode.kind === 'never') return { kind: 'fresh' }
+  const found: { vouched?: VouchedCheckpoint } = {}
   try {
-    const resumed = await findAndRestore(options)
+    const resumed = await findAndRestore(options, found)
     options.log.info(
       `Resuming session ${resumed.sessionId} from ${resumed.source} (run ${resumed.chain.at(-1)?.runId ?? '?'})`
     )
@@ -98,8 +110,13 @@ export async function resumeFromCheckpoint(options: ResumeOptions): Promise<Resu
     if (!(error instanceof Refusal)) throw error
     const reason = error.fix === undefined ? error.message : `${error.message} ${error.fix}`
     if (mode.kind === 'auto') {
-      options.log.warning(`Not resuming: ${reason} This run starts a fresh session.`)
-      return { kind: 'refused', reason }
+      options.log.warning(`Not resuming: ${reason}`)
+      return {
+        kind: 'refused',
+        reason,
+        ...(error.fix === undefined ? {} : { fix: error.fix }),
+        ...(found.vouched === undefined ? {} : { vouched: found.vouched })
+      }
     }
     throw new UserError(
       `Could not resume (resume: ${mode.kind === 'path' ? mode.path : mode.kind}): ${error.message} ${error.fix ?? "Set 'resume' to 'auto' to start a fresh session instead."}`
@@ -107,7 +124,11 @@ export async function resumeFromCheckpoint(options: ResumeOptions): Promise<Resu
   }
 }
 
-async function findAndRestore(options: ResumeOptions): Promise<Resumed> {
+/** `found.vouched` is set once the action's own comment vouched for the checkpoint. */
+async function findAndRestore(
+  options: ResumeOptions,
+  found: { vouched?: VouchedCheckpoint }
+): Promise<Resumed> {
   const { mode, target } = options
   let bytes: Buffer
   let source: string
@@ -133,10 +154,12 @@ async function findAndRestore(options: ResumeOptions): Promise<Resumed> {
     }
     if (!options.token) throw new Refusal("the input 'github-token' is empty.")
     const client = createGitHubClient({ token: options.token, apiUrl: options.apiUrl })
-    const found = await download(client, target.owner, target.repo, target.number)
-    bytes = found.bytes
-    source = found.source
-    await checkDigest(client, target.owner, target.repo, target.number, sha256(bytes))
+    const downloaded = await download(client, target.owner, target.repo, target.number)
+    bytes = downloaded.bytes
+    source = downloaded.source
+    const digest = sha256(bytes)
+    const runId = await checkDigest(client, target.owner, target.repo, target.number, digest)
+    found.vouched = { runId, digest }
   }
   const checkpoint = parse(bytes)
   if (target.kind !== 'none') {
@@ -217,14 +240,17 @@ async function download(
   }
 }
 
-/** The digest must be the one in the last line of a comment by the account the action posts as. */
+/**
+ * The digest must be the one in the last line of a comment by the account the action posts as.
+ * Returns the run id that marker names.
+ */
 async function checkDigest(
   client: GitHubClient,
   owner: string,
   repo: string,
   number: number,
   digest: string
-): Promise<void> {
+): Promise<string> {
   let identity: { kind: 'user'; login: string } | { kind: 'installation' }
   try {
     const { data } = await client.rest.users.getAuthenticated()
@@ -247,14 +273,16 @@ async function checkDigest(
   } catch (error) {
     throw new Refusal(`the comments of #${number} could not be read: ${messageOf(error)}`)
   }
-  const vouched = comments.some(
-    (c) => isOwnComment(c, identity) && markedDigest(c.body ?? '')?.digest === digest
-  )
-  if (!vouched) {
+  const vouched = comments
+    .filter((c) => isOwnComment(c, identity))
+    .map((c) => markedDigest(c.body ?? ''))
+    .find((marked) => marked?.digest === digest)
+  if (vouched === undefined) {
     throw new Refusal(
       `the checkpoint's SHA-256 (${digest.slice(0, 12)}…) is in no comment of the action's on #${number}: it was not written by a run of this workflow, or it was changed since.`
     )
   }
+  return vouched.runId
 }
 
 function parse(bytes: Buffer): Checkpoint {
