@@ -263,6 +263,17 @@ function requestText(index: number): string {
   return JSON.stringify(model!.requests[index]?.body.messages ?? [])
 }
 
+/** What the user said in one request: its user messages' text, joined. */
+function userText(index: number): string {
+  return (model!.requests[index]?.body.messages ?? [])
+    .filter((m) => m.role === 'user')
+    .map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content)))
+    .join('\n')
+}
+
+/** The prompt, as the CLI puts it after its own notices in the first user message. */
+const lastParagraph = (text: string): string | undefined => text.trim().split('\n\n').at(-1)
+
 describe('resume from the checkpoint', () => {
   it(
     'run 2 (/continue, resume: auto) continues run 1: its conversation, its changes, the chain in the comment',
@@ -329,15 +340,20 @@ describe('resume from the checkpoint', () => {
       const file = run1.outputs['checkpoint-path']!
       const checkpoint = fs.readFileSync(file)
       git('checkout', '--', 'src/calc.js')
+      // with instructions, so that a refused continuation starts a fresh session on them
+      const command = '/continue +100 Fix sum() for negative numbers'
       const fresh = async (): Promise<ActionResult> => {
         const run = await runOnPullRequest(
           [complete('Done from scratch.')],
-          { resume: 'auto', prompt: '/continue' },
-          continueEvent(),
+          { resume: 'auto', prompt: command },
+          continueEvent(PR, command),
           'issue_comment'
         )
         expect(run.outputs.status).toBe('completed')
         expect(requestText(0)).not.toContain('cat notes.txt')
+        expect(lastParagraph(userText(0))).toBe('Fix sum() for negative numbers')
+        expect(userText(0)).not.toContain('/continue')
+        expect(userText(0)).not.toContain('+100')
         expect(run.report!.sessionId).not.toBe(run1.report!.sessionId)
         expect(workspace.read('src/calc.js')).toContain('Math.abs')
         return run
@@ -387,7 +403,7 @@ describe('resume from the checkpoint', () => {
   )
 
   it(
-    '/continue after a completed run does not resume it (required fails, auto starts fresh, saying why); a follow-up /copilot task does',
+    '/continue after a completed run does not resume it (required fails; auto: a bare one starts no session, one with instructions starts fresh on them alone, saying why); a follow-up /copilot task does',
     async () => {
       const run1 = await runOnPullRequest([
         bash('cat notes.txt'),
@@ -441,20 +457,57 @@ describe('resume from the checkpoint', () => {
       expect(workspace.read('src/calc.js')).toContain('a + b')
       upload(followUp)
 
-      // /continue after the follow-up (completed too), resume: auto: a fresh session, saying why
+      const followUpDigest = sha256(fs.readFileSync(followUp.outputs['checkpoint-path']!))
+
+      // a bare /continue after the follow-up (completed too), resume: auto: nothing to continue,
+      // and no task for a fresh session: no session at all, no failure, the comment says why
+      const bare = await runOnPullRequest(
+        [complete('never')],
+        { resume: 'auto', prompt: '/continue +200' },
+        continueEvent(PR, '/continue +200'),
+        'issue_comment'
+      )
+      expect(bare.exitCode).toBe(0)
+      expect(bare.outputs.status).toBe('skipped')
+      expect(bare.report).toBeUndefined()
+      expect(model!.requests).toHaveLength(0)
+      expect(workspace.read('src/calc.js')).toContain('Math.abs')
+      expect(bare.stdout).toContain(
+        'Nothing to continue: the last run on #7 (run 4242) ended with status completed'
+      )
+      const skipped = github.comments('octo', 'repo', PR).at(-1)!.body
+      expect(skipped).toContain('### ⏸️ Copilot did not start: nothing to continue')
+      expect(skipped.replace(/\u200b/g, '')).toContain(
+        '**⚠️ Not continued:** the last run on #7 (run 4242) ended with status completed, and /continue continues only a run that stopped before it was done'
+      )
+      expect(skipped.replace(/\u200b/g, '')).toContain(
+        'comment /copilot &lt;task&gt;: a follow-up starts a new task'
+      )
+      expect(skipped).toContain('No session started')
+      expect(skipped).toContain('[workflow run](https://github.com/octo/repo/actions/runs/4242)')
+      // the follow-up's checkpoint stays vouched for: this run wrote none
+      expect(markedDigest(skipped)?.digest).toBe(followUpDigest)
+      expect(github.comments('octo', 'repo', PR)).toHaveLength(1)
+
+      // /continue with instructions after a completed run, resume: auto: a fresh session whose
+      // prompt is only the instructions, saying at the top of the comment why it started fresh
       const fresh = await runOnPullRequest(
-        [complete('Started over.')],
-        { resume: 'auto', prompt: '/continue' },
-        continueEvent(),
+        [complete('Fixed the lint.')],
+        { resume: 'auto', prompt: '/continue fix the lint too' },
+        continueEvent(PR, '/continue fix the lint too'),
         'issue_comment'
       )
       expect(fresh.outputs.status).toBe('completed')
+      // refused for how the last run ended (its checkpoint still vouched for), not for its digest
       expect(fresh.report!.resumeRefused).toMatch(
         /^the last run on #7 \(run 4242\) ended with status completed, and \/continue continues only a run that stopped/
       )
       expect(fresh.report!.continuedFrom).toBeUndefined()
       expect(fresh.report!.sessionId).not.toBe(run1.report!.sessionId)
       expect(requestText(0)).not.toContain('cat notes.txt')
+      // the CLI's notices first, then the prompt: the instructions alone
+      expect(lastParagraph(userText(0))).toBe('fix the lint too')
+      expect(userText(0)).not.toContain('/continue')
       expect(workspace.read('src/calc.js')).toContain('Math.abs')
       const comment = github.comments('octo', 'repo', PR).at(-1)!.body
       // at the top of the comment (#7 does not link there: the reason is shown as untrusted text)
@@ -471,6 +524,30 @@ describe('resume from the checkpoint', () => {
         comment.indexOf("**The agent's summary**")
       )
       expect(github.comments('octo', 'repo', PR)).toHaveLength(1)
+    },
+    LONG
+  )
+
+  it(
+    'a bare /continue with no checkpoint at all starts no session, and says to comment /copilot <task>',
+    async () => {
+      // no earlier run uploaded a checkpoint for #7
+      const bare = await runOnPullRequest(
+        [complete('never')],
+        { resume: 'auto', prompt: '/continue' },
+        continueEvent(),
+        'issue_comment'
+      )
+      expect(bare.exitCode).toBe(0)
+      expect(bare.outputs.status).toBe('skipped')
+      expect(model!.requests).toHaveLength(0)
+      const skipped = github.comments('octo', 'repo', PR).at(-1)!.body
+      expect(skipped).toContain(
+        '**⚠️ Not continued:** no artifact named copilot-checkpoint-7 (no earlier run uploaded a checkpoint).'
+      )
+      expect(skipped).toContain('For more work, comment `/copilot <task>`')
+      expect(markedDigest(skipped)).toBeUndefined()
+      expect(bare.outputs['comment-url']).toBeTruthy()
     },
     LONG
   )
