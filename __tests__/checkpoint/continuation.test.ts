@@ -125,6 +125,15 @@ describe('a continuation', () => {
       'Continue the task. The last run stopped because it reached max-ai-credits 300. Pick up where it left off: its changes are in the workspace.'
     )
     expect(continuationPrompt('/continue +100 fix the lint too', from)).toBe('fix the lint too')
+    // a cancelled run: why it ended, as its checkpoint says it
+    const cancelled = {
+      runId: '41',
+      status: 'cancelled',
+      reason: 'The workflow run was cancelled.'
+    }
+    expect(continuationPrompt('/continue', cancelled)).toBe(
+      'Continue the task. The last run stopped because the workflow run was cancelled. Pick up where it left off: its changes are in the workspace.'
+    )
   })
 
   it('the comment of a bare /continue that resumed nothing says why, and what to do', () => {
@@ -162,8 +171,15 @@ describe('a continuation', () => {
   })
 
   const refused = RUN_STATUSES.filter((s) => !CONTINUABLE_STATUSES.includes(s))
-  it('does not pick up a run that was done or ended for another reason', () => {
-    expect(refused).toEqual(['completed', 'failed', 'cancelled', 'policy-violation'])
+  it('picks up a run that stopped before it was done, a cancelled one too; no other', () => {
+    expect(CONTINUABLE_STATUSES).toEqual([
+      'budget-exceeded',
+      'timed-out',
+      'cancelled',
+      'incomplete',
+      'verify-failed'
+    ])
+    expect(refused).toEqual(['completed', 'failed', 'policy-violation'])
   })
 
   it.each(refused)(
@@ -171,7 +187,7 @@ describe('a continuation', () => {
     (status) => {
       const refusal = continuationRefusal({ runId: '41', status }, 7)
       expect(refusal?.reason).toBe(
-        `the last run on #7 (run 41) ended with status ${status}, and /continue continues only a run that stopped before it was done (budget-exceeded, timed-out, incomplete or verify-failed).`
+        `the last run on #7 (run 41) ended with status ${status}, and /continue continues only a run that stopped before it was done (budget-exceeded, timed-out, cancelled, incomplete or verify-failed).`
       )
       expect(refusal?.fix).toBe(
         'For more work on #7, comment /copilot <task>: a follow-up starts a new task (with resume: auto it keeps the earlier session).'
@@ -280,7 +296,7 @@ describe('resuming the last run’s checkpoint', () => {
       'For more work on #7, comment /copilot <task>: a follow-up starts a new task (with resume: auto it keeps the earlier session).'
     expect(outcome).toEqual({
       kind: 'refused',
-      reason: `the last run on #7 (run 41) ended with status completed, and /continue continues only a run that stopped before it was done (budget-exceeded, timed-out, incomplete or verify-failed). ${fix}`,
+      reason: `the last run on #7 (run 41) ended with status completed, and /continue continues only a run that stopped before it was done (budget-exceeded, timed-out, cancelled, incomplete or verify-failed). ${fix}`,
       fix,
       // the action's own comment vouched for it: a run that writes no checkpoint keeps its marker
       vouched: { runId: '41', digest: sha256(bytes) }
@@ -303,7 +319,7 @@ describe('resuming the last run’s checkpoint', () => {
       const resume = resumeFromCheckpoint(options(mode, true))
       await expect(resume).rejects.toThrow(UserError)
       await expect(resume).rejects.toThrow(
-        `Could not resume (resume: ${how === 'required' ? 'required' : checkpointPath}): the last run on #7 (run 41) ended with status policy-violation, and /continue continues only a run that stopped before it was done (budget-exceeded, timed-out, incomplete or verify-failed). For more work on #7, comment /copilot <task>: a follow-up starts a new task (with resume: auto it keeps the earlier session).`
+        `Could not resume (resume: ${how === 'required' ? 'required' : checkpointPath}): the last run on #7 (run 41) ended with status policy-violation, and /continue continues only a run that stopped before it was done (budget-exceeded, timed-out, cancelled, incomplete or verify-failed). For more work on #7, comment /copilot <task>: a follow-up starts a new task (with resume: auto it keeps the earlier session).`
       )
       expect(calc()).toContain('Math.abs')
       expect(restored()).toBe(false)
@@ -316,6 +332,17 @@ describe('resuming the last run’s checkpoint', () => {
     expect(outcome).toMatchObject({
       kind: 'resumed',
       resumed: { sessionId, chain: [{ runId: '41', status: 'budget-exceeded' }] }
+    })
+    expect(calc()).toContain('a + b')
+    expect(restored()).toBe(true)
+  })
+
+  it('/continue after a cancelled run (cancel-in-progress, a person): resumes it', async () => {
+    lastRunEnded('cancelled')
+    const outcome = await resumeFromCheckpoint(options({ kind: 'required' }, true))
+    expect(outcome).toMatchObject({
+      kind: 'resumed',
+      resumed: { sessionId, chain: [{ runId: '41', status: 'cancelled' }] }
     })
     expect(calc()).toContain('a + b')
     expect(restored()).toBe(true)

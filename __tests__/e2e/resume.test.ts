@@ -113,6 +113,9 @@ const fix = () => ({
   ]
 })
 
+/** The agent fixes the file, then the model never answers again. */
+const fixThenHang: Script = (_request, index) => (index === 0 ? fix() : { hang: true })
+
 /** Run 1: reads the secrets, fixes the file, and is stopped by max-tokens before it finishes. */
 const STOPPED_RUN: () => Script = () => [
   bash('cat notes.txt'),
@@ -195,9 +198,6 @@ describe('the checkpoint', () => {
     expect(checkpoint.patch).toContain('+export const sum = (a, b) => a + b')
     return checkpoint
   }
-
-  /** The agent fixes the file, then the model never answers again. */
-  const fixThenHang: Script = (_request, index) => (index === 0 ? fix() : { hang: true })
 
   it(
     'is written when the run stops at timeout-minutes, with the partial patch and why it ended',
@@ -432,7 +432,7 @@ describe('resume from the checkpoint', () => {
       )
       expect(required.exitCode).not.toBe(0)
       expect(required.stdout).toContain(
-        'Could not resume (resume: required): the last run on #7 (run 4242) ended with status completed, and /continue continues only a run that stopped before it was done (budget-exceeded, timed-out, incomplete or verify-failed). For more work on #7, comment /copilot <task>: a follow-up starts a new task'
+        'Could not resume (resume: required): the last run on #7 (run 4242) ended with status completed, and /continue continues only a run that stopped before it was done (budget-exceeded, timed-out, cancelled, incomplete or verify-failed). For more work on #7, comment /copilot <task>: a follow-up starts a new task'
       )
       expect(required.report).toBeUndefined()
       expect(model!.requests).toHaveLength(0)
@@ -548,6 +548,49 @@ describe('resume from the checkpoint', () => {
       expect(skipped).toContain('For more work, comment `/copilot <task>`')
       expect(markedDigest(skipped)).toBeUndefined()
       expect(bare.outputs['comment-url']).toBeTruthy()
+    },
+    LONG
+  )
+
+  it(
+    '/continue after a cancelled run (SIGTERM, as on cancel-in-progress) resumes it',
+    async () => {
+      let sent = false
+      const run1 = await runOnPullRequest(fixThenHang, {}, undefined, undefined, (child) => {
+        const timer = setInterval(() => {
+          if ((model?.requests.length ?? 0) < 2) return
+          clearInterval(timer)
+          sent = true
+          child.kill('SIGTERM')
+        }, 50)
+        child.on('exit', () => clearInterval(timer))
+      })
+      expect(sent).toBe(true)
+      expect(run1.outputs.status).toBe('cancelled')
+      const file = run1.outputs['checkpoint-path']!
+      github.addArtifact('octo', 'repo', {
+        name: `copilot-checkpoint-${PR}`,
+        zip: makeZip([{ name: path.basename(file), content: fs.readFileSync(file) }])
+      })
+      git('checkout', '--', 'src/calc.js')
+
+      const run2 = await runOnPullRequest(
+        [complete('Finished the fix.')],
+        { resume: 'required', prompt: '/continue' },
+        continueEvent(),
+        'issue_comment'
+      )
+      expect(run2.outputs.status).toBe('completed')
+      expect(run2.report!.sessionId).toBe(run1.report!.sessionId)
+      expect(run2.report!.continuedFrom).toEqual([
+        expect.objectContaining({ runId: '4242', status: 'cancelled' })
+      ])
+      // run 1's conversation (its edit), then why it stopped
+      expect(requestText(0)).toContain('Math.abs(a) + Math.abs(b)')
+      expect(lastParagraph(userText(0))).toBe(
+        'Continue the task. The last run stopped because the workflow run was cancelled. Pick up where it left off: its changes are in the workspace.'
+      )
+      expect(workspace.read('src/calc.js')).toContain('a + b')
     },
     LONG
   )

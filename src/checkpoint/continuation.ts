@@ -3,19 +3,25 @@
  * Pure: whether this run was asked for as a continuation, whether the last run's ending is one a
  * continuation may pick up, and the prompt of the session it starts (or that it starts none).
  *
- * A run that ended `completed` (or `policy-violation`, `failed`, `cancelled`, ...) is not continued
- * by `/continue`: there is nothing left of its task to do, or it ended for a reason more credits and
- * time do not fix. A follow-up task (`/copilot <task>`, any prompt that is no `/continue`) may still
- * continue any earlier session, so the agent keeps what it learned.
+ * A run that ended `completed` (or `policy-violation`, `failed`) is not continued by `/continue`:
+ * there is nothing left of its task to do, or it ended for a reason more credits and time do not
+ * fix. A `cancelled` run is: `cancel-in-progress` or a person's cancel stops a run that was not done
+ * (the most common stop), and its checkpoint is written on cancel. A follow-up task (`/copilot
+ * <task>`, any prompt that is no `/continue`) may still continue any earlier session, so the agent
+ * keeps what it learned.
  */
 import { z } from 'zod'
 import type { RunStatus } from '../reporting/types.js'
 import type { ChainLink } from './format.js'
 
-/** The endings `/continue` continues: the run stopped at a limit, or its work did not verify. */
+/**
+ * The endings `/continue` continues: the run stopped at a limit, was cancelled (a newer run's
+ * `cancel-in-progress`, a person), or its work did not verify.
+ */
 export const CONTINUABLE_STATUSES: readonly RunStatus[] = [
   'budget-exceeded',
   'timed-out',
+  'cancelled',
   'incomplete',
   'verify-failed'
 ]
@@ -103,7 +109,8 @@ export function continuationPrompt(prompt: string, from: ChainLink | undefined):
   const why = from?.stoppedAt
     ? `it reached ${from.stoppedAt.replace(/`/g, '')}`
     : from?.reason
-      ? from.reason.replace(/\.$/, '')
+      ? // "The workflow run was cancelled." → "the workflow run was cancelled" (not "CLI …")
+        from.reason.replace(/\.$/, '').replace(/^[A-Z](?=[a-z])/, (c) => c.toLowerCase())
       : `it ended ${from?.status ?? 'early'}`
   return `Continue the task. The last run stopped because ${why}. Pick up where it left off: its changes are in the workspace.`
 }
