@@ -8,11 +8,8 @@
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { cliHome, readInputs, type EarlyStart } from './cli/early.js'
-import {
-  continuationPrompt,
-  resumeFromCheckpoint,
-  type ResumeOutcome
-} from './checkpoint/resume.js'
+import { continuationPrompt, continueCommand, freshStart } from './checkpoint/continuation.js'
+import { resumeFromCheckpoint, type ResumeOutcome } from './checkpoint/resume.js'
 import { defaultApiUrl } from './github/client.js'
 import { CliStarter } from './cli/start.js'
 import { UserError, messageOf } from './errors.js'
@@ -20,6 +17,7 @@ import { readEvent, type RunnerEvent } from './github/event.js'
 import { addSecrets, log } from './log.js'
 import { checkPolicyOnly } from './modes/check-policy.js'
 import { askerFor } from './pipeline/asker.js'
+import { endNothingToContinue } from './pipeline/nothing-to-continue.js'
 import { commandConfinement, sweepAfterSession } from './pipeline/command-confinement.js'
 import { finishRun } from './pipeline/finish.js'
 import { loadCheckedPolicy } from './pipeline/load-policy.js'
@@ -167,6 +165,7 @@ async function runAgent(
   const clean = (text: string): string => redactNormalized(text, secrets)
   const link = runUrl(env)
   const target = commentTarget(settings, env, event)
+  const command = continueCommand(settings.prompt, event.payload)
   // Resume (issue 31): found and checked before the first comment of this run, which replaces
   // the last one's body and the checkpoint digest in it; put back before any session.
   let resume: ResumeOutcome
@@ -179,6 +178,8 @@ async function runAgent(
       repository: env.GITHUB_REPOSITORY,
       token: settings.githubToken,
       apiUrl: defaultApiUrl(env),
+      // `/continue` picks up only a run that stopped; a follow-up task continues any session
+      continuation: command !== undefined,
       log
     })
   } catch (error) {
@@ -187,10 +188,27 @@ async function runAgent(
     return { report: null, outputs: {} }
   }
   const resumed = resume.kind === 'resumed' ? resume.resumed : undefined
-  const prompt = resumed
-    ? continuationPrompt(settings.prompt, resumed.chain.at(-1))
-    : settings.prompt
   const comments = commentPublisher(settings, env, target)
+  let prompt: string
+  if (resume.kind === 'resumed') {
+    prompt = continuationPrompt(settings.prompt, resume.resumed.chain.at(-1))
+  } else {
+    // A `/continue` that resumed nothing gives a fresh session only its instructions; a bare one
+    // starts none (checkpoint/continuation.ts).
+    const fresh = freshStart(settings.prompt, command)
+    if (fresh.kind === 'nothing-to-continue') {
+      await early?.cli?.process.kill()
+      return await endNothingToContinue({
+        resume,
+        target,
+        comments,
+        runUrl: link,
+        secrets: settings.secrets
+      })
+    }
+    prompt = fresh.prompt
+    if (resume.kind === 'refused') log.info('This run starts a fresh session.')
+  }
   // Posted while the policy loads and the CLI starts; the final comment waits for it.
   const working = comments
     ?.publish(renderWorking({ startedAt, runUrl: link, prompt, secrets: settings.secrets }))

@@ -16,7 +16,10 @@
  * - it parses (checkpoint/format.ts: paths inside the session folder only, sizes capped) and the
  *   zip it came in holds that one regular file (checkpoint/zip.ts);
  * - its starting commit is the checkout's commit or an ancestor of it; its patch applies (or is
- *   already in the checkout).
+ *   already in the checkout);
+ * - for a continuation (`/continue`), the run it holds ended with a status a continuation picks up
+ *   (checkpoint/continuation.ts): it is the last run's, the one the action's sticky comment vouches
+ *   for. A follow-up task resumes whatever the last run's ending.
  */
 import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
@@ -26,6 +29,7 @@ import { createGitHubClient, type GitHubClient } from '../github/client.js'
 import { isOwnComment } from '../reporting/publish-comment.js'
 import type { Target } from '../reporting/target.js'
 import type { Settings } from '../settings.js'
+import { continuationRefusal } from './continuation.js'
 import { CHECKPOINT_LIMITS, Checkpoint, markedDigest, sha256, type ChainLink } from './format.js'
 import { singleZipEntry } from './zip.js'
 
@@ -47,6 +51,11 @@ export interface ResumeOptions {
   repository: string | undefined
   token: string | undefined
   apiUrl: string
+  /**
+   * This run was asked for as a continuation (`/continue`, checkpoint/continuation.ts): it resumes
+   * only a run that stopped before it was done.
+   */
+  continuation: boolean
   log: { info(line: string): void; warning(line: string): void; debug(line: string): void }
 }
 
@@ -62,34 +71,64 @@ export interface Resumed {
 export type ResumeOutcome =
   | { kind: 'fresh' }
   | { kind: 'resumed'; resumed: Resumed }
-  /** `auto`: the run starts fresh, and the report says why. */
-  | { kind: 'refused'; reason: string }
+  /**
+   * `auto`: the run resumes nothing, and says why (`reason`, the fix at its end when there is
+   * one: `fix`). `vouched`: the checkpoint the action's own comment vouched for (its marker), when
+   * the refusal came after that check: a run that ends without a checkpoint of its own keeps it
+   * in its comment, so that a later run can still resume it.
+   */
+  | { kind: 'refused'; reason: string; fix?: string; vouched?: VouchedCheckpoint }
 
-class Refusal extends Error {}
+/** A checkpoint's marker in the action's own comment: the run that wrote it, its SHA-256. */
+export interface VouchedCheckpoint {
+  runId: string
+  digest: string
+}
+
+/** Why a checkpoint is not resumed; `fix` is what to do instead, when `auto` would not help. */
+class Refusal extends Error {
+  constructor(
+    message: string,
+    readonly fix?: string
+  ) {
+    super(message)
+  }
+}
 
 /** Finds, checks and puts back the checkpoint, as the `resume` input says. */
 export async function resumeFromCheckpoint(options: ResumeOptions): Promise<ResumeOutcome> {
   const { mode } = options
   if (mode.kind === 'never') return { kind: 'fresh' }
+  const found: { vouched?: VouchedCheckpoint } = {}
   try {
-    const resumed = await findAndRestore(options)
+    const resumed = await findAndRestore(options, found)
     options.log.info(
       `Resuming session ${resumed.sessionId} from ${resumed.source} (run ${resumed.chain.at(-1)?.runId ?? '?'})`
     )
     return { kind: 'resumed', resumed }
   } catch (error) {
     if (!(error instanceof Refusal)) throw error
+    const reason = error.fix === undefined ? error.message : `${error.message} ${error.fix}`
     if (mode.kind === 'auto') {
-      options.log.warning(`Not resuming: ${error.message} This run starts a fresh session.`)
-      return { kind: 'refused', reason: error.message }
+      options.log.warning(`Not resuming: ${reason}`)
+      return {
+        kind: 'refused',
+        reason,
+        ...(error.fix === undefined ? {} : { fix: error.fix }),
+        ...(found.vouched === undefined ? {} : { vouched: found.vouched })
+      }
     }
     throw new UserError(
-      `Could not resume (resume: ${mode.kind === 'path' ? mode.path : mode.kind}): ${error.message} Set 'resume' to 'auto' to start a fresh session instead.`
+      `Could not resume (resume: ${mode.kind === 'path' ? mode.path : mode.kind}): ${error.message} ${error.fix ?? "Set 'resume' to 'auto' to start a fresh session instead."}`
     )
   }
 }
 
-async function findAndRestore(options: ResumeOptions): Promise<Resumed> {
+/** `found.vouched` is set once the action's own comment vouched for the checkpoint. */
+async function findAndRestore(
+  options: ResumeOptions,
+  found: { vouched?: VouchedCheckpoint }
+): Promise<Resumed> {
   const { mode, target } = options
   let bytes: Buffer
   let source: string
@@ -115,10 +154,12 @@ async function findAndRestore(options: ResumeOptions): Promise<Resumed> {
     }
     if (!options.token) throw new Refusal("the input 'github-token' is empty.")
     const client = createGitHubClient({ token: options.token, apiUrl: options.apiUrl })
-    const found = await download(client, target.owner, target.repo, target.number)
-    bytes = found.bytes
-    source = found.source
-    await checkDigest(client, target.owner, target.repo, target.number, sha256(bytes))
+    const downloaded = await download(client, target.owner, target.repo, target.number)
+    bytes = downloaded.bytes
+    source = downloaded.source
+    const digest = sha256(bytes)
+    const runId = await checkDigest(client, target.owner, target.repo, target.number, digest)
+    found.vouched = { runId, digest }
   }
   const checkpoint = parse(bytes)
   if (target.kind !== 'none') {
@@ -131,6 +172,14 @@ async function findAndRestore(options: ResumeOptions): Promise<Resumed> {
     if (checkpoint.repository !== '' && checkpoint.repository !== repository) {
       throw new Refusal(`the checkpoint is of ${checkpoint.repository}, not of ${repository}.`)
     }
+  }
+  if (options.continuation) {
+    // The checkpoint is the last run's (the action's own comment vouches for it): how it ended.
+    const refusal = continuationRefusal(
+      checkpoint.run,
+      target.kind === 'none' ? undefined : target.number
+    )
+    if (refusal !== undefined) throw new Refusal(refusal.reason, refusal.fix)
   }
   if (checkpoint.files.every((f) => f.path !== 'events.jsonl')) {
     throw new Refusal(
@@ -191,14 +240,17 @@ async function download(
   }
 }
 
-/** The digest must be the one in the last line of a comment by the account the action posts as. */
+/**
+ * The digest must be the one in the last line of a comment by the account the action posts as.
+ * Returns the run id that marker names.
+ */
 async function checkDigest(
   client: GitHubClient,
   owner: string,
   repo: string,
   number: number,
   digest: string
-): Promise<void> {
+): Promise<string> {
   let identity: { kind: 'user'; login: string } | { kind: 'installation' }
   try {
     const { data } = await client.rest.users.getAuthenticated()
@@ -221,14 +273,16 @@ async function checkDigest(
   } catch (error) {
     throw new Refusal(`the comments of #${number} could not be read: ${messageOf(error)}`)
   }
-  const vouched = comments.some(
-    (c) => isOwnComment(c, identity) && markedDigest(c.body ?? '')?.digest === digest
-  )
-  if (!vouched) {
+  const vouched = comments
+    .filter((c) => isOwnComment(c, identity))
+    .map((c) => markedDigest(c.body ?? ''))
+    .find((marked) => marked?.digest === digest)
+  if (vouched === undefined) {
     throw new Refusal(
       `the checkpoint's SHA-256 (${digest.slice(0, 12)}…) is in no comment of the action's on #${number}: it was not written by a run of this workflow, or it was changed since.`
     )
   }
+  return vouched.runId
 }
 
 function parse(bytes: Buffer): Checkpoint {
@@ -308,25 +362,4 @@ function restoreState(cliHome: string, checkpoint: Checkpoint): void {
     fs.mkdirSync(path.dirname(target), { recursive: true, mode: 0o700 })
     fs.writeFileSync(target, bytes, { flag: 'wx', mode: 0o600 })
   }
-}
-
-/**
- * The prompt of a continuation: the comment's text after `/continue` (and a `+N` credit grant),
- * or, when nothing is left, "Continue the task. The last run stopped because …".
- */
-export function continuationPrompt(prompt: string, from: ChainLink | undefined): string {
-  const rest = prompt
-    .trim()
-    .replace(/^\/continue\b/i, '')
-    .trim()
-    .replace(/^\+\d+(\.\d+)?\b/, '')
-    .trim()
-  if (!/^\/continue\b/i.test(prompt.trim())) return prompt
-  if (rest !== '') return rest
-  const why = from?.stoppedAt
-    ? `it reached ${from.stoppedAt.replace(/`/g, '')}`
-    : from?.reason
-      ? from.reason.replace(/\.$/, '')
-      : `it ended ${from?.status ?? 'early'}`
-  return `Continue the task. The last run stopped because ${why}. Pick up where it left off: its changes are in the workspace.`
 }

@@ -24,7 +24,7 @@ import {
   type RenderOptions
 } from './render-view.js'
 import { COMMENT_MAX_LENGTH, SUMMARY_MAX_LENGTH } from './limits.js'
-import { normalizeSecrets, redactNormalized, truncate } from '../text/safe-text.js'
+import { inlineText, normalizeSecrets, redactNormalized, truncate } from '../text/safe-text.js'
 import type { Report } from './types.js'
 
 export { COMMENT_MAX_LENGTH, GITHUB_COMMENT_LIMIT, SUMMARY_MAX_LENGTH } from './limits.js'
@@ -84,6 +84,34 @@ export function renderWorking(options: WorkingOptions): string {
     parts.push(details('Prompt', quoteMarkdown(redactNormalized(prompt, secrets), 4000)))
   }
   return `${parts.filter((part): part is string => !!part).join('\n\n')}\n`
+}
+
+export interface NothingToContinueOptions {
+  /** Why nothing was resumed (untrusted in part: it may quote an API error or a file name). */
+  reason: string
+  /** Whether `reason` ends with what to do instead (else the comment says it). */
+  hasFix: boolean
+  runUrl?: string
+  secrets?: readonly string[]
+}
+
+/**
+ * The comment (and job summary) of a bare `/continue` that had no stopped run to continue: no
+ * session started, why, and what to do instead. The run's `status` output is `skipped`.
+ */
+export function renderNothingToContinue(options: NothingToContinueOptions): string {
+  const secrets = normalizeSecrets(options.secrets ?? [])
+  const url = safeUrl(options.runUrl)
+  const fix = options.hasFix
+    ? ''
+    : ' For more work, comment `/copilot <task>`; `/continue <instructions>` starts a fresh session with them.'
+  const parts = [
+    '### ⏸️ Copilot did not start: nothing to continue',
+    url === null ? null : `[workflow run](${url})`,
+    `**⚠️ Not continued:** ${inlineText(redactNormalized(options.reason, secrets), 800)}`,
+    `No session started: \`/continue\` without instructions only continues a run that stopped before it was done, and gives a fresh session no task.${fix}`
+  ]
+  return `${parts.filter((part): part is string => part !== null).join('\n\n')}\n`
 }
 
 // ---------------------------------------------------------------------------------------------
