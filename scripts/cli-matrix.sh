@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs the end-to-end suites against other real Copilot CLI versions (the contract tests).
 # Usage: scripts/cli-matrix.sh [version ...]   (default: the oldest supported and the newest published)
+#        MATRIX_ALL=1 scripts/cli-matrix.sh     (every end-to-end suite, not only the contract ones)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -14,6 +15,21 @@ else
   [ "$newest" != "$DEFAULT" ] && versions+=("$newest")
 fi
 
+# The contract suites: what depends on the CLI's version — the protocol (connect, session,
+# events, permission requests, shell.exec/kill, resume, fleet, MCP and agent files), the CLI's own
+# sandbox and tools (grep/glob) behind the outer wall, and what the CLI reads from the tree. The
+# other end-to-end suites test the action's own logic with the CLI as a driver (publish, the
+# comment, rollups, the audit's corner cases) and run against the pinned version in `npm test`.
+# MATRIX_ALL=1 runs every end-to-end suite against each version.
+CONTRACT=(spine startup robustness sandbox cli-wall resume fleet mcp-agent hostile-agent
+  untrusted-config tree-links environment)
+if [ "${MATRIX_ALL:-}" = 1 ]; then
+  suites=(__tests__/e2e/)
+else
+  suites=()
+  for name in "${CONTRACT[@]}"; do suites+=("__tests__/e2e/$name.test.ts"); done
+fi
+
 for version in "${versions[@]}"; do
   prefix=".cache/cli-$version"
   if [ ! -x "$prefix/node_modules/@github/copilot-linux-x64/copilot" ]; then
@@ -21,6 +37,6 @@ for version in "${versions[@]}"; do
   fi
   binary="$prefix/node_modules/@github/copilot-$(node -p 'process.platform + "-" + process.arch')/copilot"
   echo "::group::e2e against Copilot CLI $version"
-  COPILOT_CLI_PATH="$PWD/$binary" npm test -- __tests__/e2e/
+  COPILOT_CLI_PATH="$PWD/$binary" npm test -- "${suites[@]}"
   echo "::endgroup::"
 done
