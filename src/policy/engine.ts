@@ -58,6 +58,8 @@ import { excerpt } from './errors.js'
 import { untrustedRepository } from './repositories.js'
 import {
   homeDirectory,
+  inHome,
+  namesHome,
   readPlace,
   readPlaces,
   SYSTEM_READ,
@@ -67,7 +69,8 @@ import {
 import { GIT_CONFIG, runnerPaths, sensitiveDirectory, sensitiveWordReason } from './sensitive.js'
 import type { ShellCommand, ShellItem } from './shell/analysis.js'
 import { analyzeShell } from './shell/analyzer.js'
-import type { ShellWord } from './shell-word.js'
+import { literalWord, type ShellWord } from './shell-word.js'
+import { operandTargets, treeLinks, unknownRead } from './operand-reads.js'
 import type { PresetName, SandboxMode } from './schema.js'
 import type { PolicyTestCase } from './testing.js'
 import type {
@@ -653,7 +656,9 @@ export class PolicyEngine implements Policy {
         // In HOME (outside the working directory) only a glob naming a path in HOME reads.
         return realPaths.every((r) => {
           const globs =
-            matcher === 'read' && this.inHome(r) ? rule.paths.filter(this.namesHome) : rule.paths
+            matcher === 'read' && inHome(r, this.places.home)
+              ? rule.paths.filter((g) => namesHome(g, this.places.home))
+              : rule.paths
           return (
             (subtree ? [r, below(r)] : [r]).every((p) =>
               globs.some((g) => pathGlobMatchesSubject(g, p))
@@ -697,21 +702,6 @@ export class PolicyEngine implements Policy {
         }
       }
     )
-  }
-
-  /** Whether a path outside the working directory lies in HOME. */
-  private inHome(p: SubjectPath): boolean {
-    if (p.relative !== undefined) return false
-    const home = this.places.home
-    return p.absolute === home || p.absolute.startsWith(`${home}/`)
-  }
-
-  /** Whether a read glob names a path in HOME (its literal base lies in HOME). */
-  private readonly namesHome = (glob: PathGlob): boolean => {
-    if (!glob.absolute) return false
-    const home = this.places.home
-    const base = path.resolve(glob.base)
-    return base.startsWith(`${home}/`) || base === home
   }
 
   /**
@@ -1199,42 +1189,49 @@ export class PolicyEngine implements Policy {
    * The files and directories the request's commands name outside the working directory (`cat
    * /etc/os-release`, `ls ../other`, `cd /tmp`, `grep -r x ~/.m2`, `--config=/srv/x`): each is a
    * read, which outside the working directory only a rule or the system locations allow (see
-   * readable.ts). Only what is not allowed becomes a segment. Words a command writes are judged
-   * by the write rules instead; words only known at run time are judged elsewhere, but a glob
-   * reads the directory it lists (`cat ~/.aws/*`).
+   * readable.ts), in every spelling and glob match, links in followed trees too (operand-reads.ts).
    */
   private outsideReads(items: ShellItem[], bases: string[] | undefined): SegmentDecision[] {
     if (bases === undefined) return []
     const written = new Set(items.flatMap((i) => (i.type === 'write' ? [i.target.text] : [])))
     const out: SegmentDecision[] = []
+    const readings = (p: string) => this.pathCandidates(p, bases)
     const seen = new Set<string>()
     for (const item of items) {
       if (item.type !== 'command') continue
       for (const word of namedPaths(item.command.words)) {
         if (written.has(word.text) || word.text.includes('://') || seen.has(word.text)) continue
         seen.add(word.text)
-        let target: ShellWord | undefined = word
         if (!word.literal && !/[$`]/.test(word.text) && item.command.via.includes('xargs')) {
           // xargs hands the command names from its input (`-a FILE`, a pipe, `-I{}`)
-          out.push(
-            segment(oneLine(`read: ${word.text}`), {
-              decision: 'deny',
-              rule: 'reads-unknown',
-              reason: `xargs gives ${path.basename(item.command.words[0]?.text ?? '')} file names from its input, which the policy cannot see`,
-              matched: []
-            })
-          )
+          const program = path.basename(item.command.words[0]?.text ?? '')
+          const reason = `xargs gives ${program} file names from its input, which the policy cannot see`
+          out.push(segment(oneLine(`read: ${word.text}`), unknownRead(reason)))
           continue
         }
-        if (!word.literal) {
-          // a plain glob lists the directory before its first wildcard
-          target = /[$`]/.test(word.text) ? undefined : globDirectory(word)
+        const targets = operandTargets(word, item.command, bases)
+        if (!Array.isArray(targets)) {
+          out.push(segment(oneLine(`read: ${word.text}`), targets))
+          continue
         }
-        if (target === undefined || !target.literal) continue
-        if (target.text === '' || !this.leavesRoot(target, bases)) continue
-        const verdicts = this.inputVerdicts(target, bases)
-        if (verdicts.decision !== 'allow')
+        const listed = word.literal ? undefined : globDirectory(word)
+        for (const target of listed === undefined ? targets : [listed, ...targets]) {
+          if (target.text === '' || !this.leavesRoot(target, bases)) continue
+          const verdicts = this.inputVerdicts(target, bases)
+          if (verdicts.decision === 'allow') continue
           out.push(segment(oneLine(`read: ${word.text}`), verdicts))
+          break
+        }
+      }
+      // a recursive reader that follows the symlinks in its trees reads where they lead
+      const found = treeLinks(item.command, bases, this.realRoot, readings)
+      const label = `read: the symlinks in the trees ${item.command.words[0]?.text ?? ''} follows`
+      if (typeof found === 'string') out.push(segment(label, unknownRead(found)))
+      for (const target of typeof found === 'string' ? [] : found) {
+        const verdicts = this.inputVerdicts(literalWord(target), bases)
+        if (verdicts.decision === 'allow') continue
+        out.push(segment(`${label} (${target})`, verdicts))
+        break
       }
     }
     return out
@@ -1340,6 +1337,9 @@ export class PolicyEngine implements Policy {
     }
     return undefined
   }
+
+  private readonly candidatesFrom = (bases: string[]) => (p: string) =>
+    this.pathCandidates(p, bases)
 
   /** An argument taken as a path from each base: as written, and through the file system. */
   private pathCandidates(p: string, bases: string[]): string[] {

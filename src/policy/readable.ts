@@ -18,6 +18,7 @@
 import { lstatSync, statSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
+import type { PathGlob, SubjectPath } from './paths.js'
 import { SCRATCH_AREAS, within } from './scratch-areas.js'
 
 /**
@@ -202,4 +203,17 @@ function madeAt(p: string): number | undefined {
   } catch {
     return undefined
   }
+}
+
+/** Whether a path outside the working directory lies in HOME. */
+export function inHome(p: SubjectPath, home: string): boolean {
+  if (p.relative !== undefined) return false
+  return p.absolute === home || p.absolute.startsWith(`${home}/`)
+}
+
+/** Whether a read glob names a path in HOME (its literal base lies in HOME). */
+export function namesHome(glob: PathGlob, home: string): boolean {
+  if (!glob.absolute) return false
+  const base = path.resolve(glob.base)
+  return base.startsWith(`${home}/`) || base === home
 }

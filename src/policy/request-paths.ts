@@ -4,6 +4,7 @@
  * loop variables, numbers) and the shapes of commands that make links before they write.
  */
 import { lstatSync, readdirSync, type Dirent, type Stats } from 'node:fs'
+import os from 'node:os'
 import picomatch from 'picomatch'
 import type { SubjectPath } from './paths.js'
 import { mayMakeLinks } from './programs/index.js'
@@ -144,11 +145,21 @@ export function writesBesides(items: ShellItem[], command: ShellCommand): boolea
   return false
 }
 
+/**
+ * A word's tilde expansion: `~`, `~/x` and `~me/x` (the user running the command) are HOME;
+ * another user's `~name`, `~+` and `~-` are only known when the command runs (undefined).
+ */
 export function expandTilde(text: string, tilde: boolean): string | undefined {
   if (!tilde) return text
-  if (text === '~') return homeDirectory()
-  if (text.startsWith('~/')) return homeDirectory() + text.slice(1)
-  return undefined // ~user, ~+, ~-
+  const m = /^~([^/]*)(.*)$/s.exec(text)
+  if (m === null) return text
+  let me: string | undefined
+  try {
+    me = os.userInfo().username
+  } catch {
+    me = undefined
+  }
+  return m[1] === '' || m[1] === me ? homeDirectory() + (m[2] as string) : undefined
 }
 
 /** A path below `p`, named so that only globs covering all of `p`'s subtree match it. */
