@@ -17,6 +17,7 @@ import {
   write,
   writesUnknown
 } from './effects.js'
+import { fileListReads, zipListReads } from './file-lists.js'
 import { type OptionTable, eachWord, has, parseOptions, unknownWords, values } from './options.js'
 
 // ---------------------------------------------------------------------------------------------
@@ -25,7 +26,7 @@ import { type OptionTable, eachWord, has, parseOptions, unknownWords, values } f
 export const FILE: OptionTable = {
   shortValue: 'eFfmP',
   longValue: ['exclude', 'exclude-quiet', 'separator', 'files-from', 'magic-file', 'parameter'],
-  alias: { C: 'compile', m: 'magic-file' },
+  alias: { C: 'compile', m: 'magic-file', f: 'files-from' },
   effectful: ['compile'],
   effectfulShort: 'C'
 }
@@ -33,6 +34,7 @@ export const FILE: OptionTable = {
 export function fileEffects(words: readonly ShellWord[], name: string): CommandEffect[] {
   const parsed = parseOptions(words, FILE)
   const out = unknownWords(parsed, name, '-C, which writes a compiled magic file')
+  out.push(...fileListReads(parsed, name))
   if (!has(parsed, 'compile')) return out
   const magic = values(parsed, 'magic-file')
   if (magic.length === 0) out.push(write(`${name} -C`, lit('magic.mgc')))
@@ -168,6 +170,7 @@ export function tarEffects(words: readonly ShellWord[], name: string): CommandEf
   }
   const parsed = parseOptions(list, TAR)
   const out = unknownWords(parsed, name, 'an option that extracts, writes or runs a program')
+  out.push(...fileListReads(parsed, name))
   const has2 = (...n: string[]): boolean => has(parsed, ...n)
   const archives = values(parsed, 'file')
   const forceLocal = has2('force-local')
@@ -286,7 +289,7 @@ export const ZIP_VALUE = new Set([
  * files it archives, `-O` writes another archive; the archive itself is written.
  */
 export function zipEffects(words: readonly ShellWord[], name: string): CommandEffect[] {
-  const out: CommandEffect[] = []
+  const out: CommandEffect[] = zipListReads(words, name)
   let archive: ShellWord | undefined
   const inputs: ShellWord[] = []
   let moves = false

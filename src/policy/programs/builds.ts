@@ -82,6 +82,14 @@ export function cargoEffects(words: readonly ShellWord[], name: string): Command
       )
     }
     if (sub === undefined && !t.startsWith('-') && !t.startsWith('+')) sub = t
+    // `--manifest-path P` (`--manifest-path=P`, `--manif P`) builds another crate, like `cd` into
+    // it: its build script and config run code the rules never saw
+    if (isLong(t, 'manifest-path', 5)) {
+      const value = valueAt(words, i, t.split('=')[0] as string)
+      if (value === undefined || !value.literal || !/^(?:\.\/)*Cargo\.toml$/.test(value.text)) {
+        out.push(runsCode(`${name} --manifest-path builds another crate, whose build script runs`))
+      }
+    }
     if (sub === 'install' && t === '--root') {
       const value = words[i + 1]
       if (value !== undefined) out.push(fileWrite(`${name} install --root`, value, true))
@@ -139,6 +147,20 @@ export function makeEffects(words: readonly ShellWord[], name: string): CommandE
           `${name} ${t}: make code from the command line or another file runs recipes the policy cannot see`
         )
       ]
+    }
+    // `make -C DIR` (any spelling: `-CDIR`, `-sC DIR`, `--directory=DIR`, `--dir DIR`) runs
+    // the makefile of DIR, like `cd DIR && make`: another makefile, as with -f
+    if ((/^-[A-Za-z]*C/.test(t) && !t.startsWith('--')) || isLong(t, 'directory', 3)) {
+      const value = t.startsWith('--')
+        ? valueAt(words, i, t)
+        : valueAt(words, i, t.slice(0, t.indexOf('C') + 1))
+      if (value === undefined || !value.literal || !/^(?:\.\/?)+$/.test(value.text)) {
+        return [
+          runsCode(
+            `${name} ${t}: the makefile of another directory runs recipes the policy cannot see`
+          )
+        ]
+      }
     }
     // `make VAR=value`: a variable can replace any recipe's program (`CC=sh`, `SHELL=…`)
     // (a number or a yes/no flag, `VERBOSE=1`, names no program)

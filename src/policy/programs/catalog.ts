@@ -6,6 +6,7 @@
 import { COMPRESSOR_SUFFIX, compressorEffects, fileEffects, tarEffects } from './archives.js'
 import { unzipEffects, zipEffects } from './archives.js'
 import { awkEffects } from './awk.js'
+import { cpioListReads } from './file-lists.js'
 import { copyEffects, rsyncEffects, scpEffects } from './copy.js'
 import { curlEffects, wgetEffects } from './curl-wget.js'
 import { chmodEffects, ddEffects, patchEffects, targetsEffects } from './files.js'
@@ -271,7 +272,11 @@ export const PROGRAMS: readonly Program[] = [
     names: ['file'],
     unknownOptions: getopt,
     effects: fileEffects,
-    examples: [['file src/a.ts', 'allow']]
+    examples: [
+      ['file src/a.ts', 'allow'],
+      ['file -f list', 'deny', 'reads-unknown'],
+      ['file --files-from=list', 'deny', 'reads-unknown']
+    ]
   },
   {
     names: ['tar', 'gtar', 'bsdtar'],
@@ -280,7 +285,19 @@ export const PROGRAMS: readonly Program[] = [
     examples: [
       ['tar -tf a.tar', 'allow'],
       ['tar -xf a.tar -C .github', 'deny', 'workflows'],
-      ['tar -cf host:a.tar src', 'deny', 'network']
+      ['tar -cf host:a.tar src', 'deny', 'network'],
+      ['tar -cf - -T list', 'deny', 'reads-unknown'],
+      ['tar --null -Tlist0 -cf -', 'deny', 'reads-unknown'],
+      ['tar -cf - --files-from list', 'deny', 'reads-unknown']
+    ]
+  },
+  {
+    names: ['cpio'],
+    unknownOptions: getopt,
+    effects: cpioListReads,
+    examples: [
+      ['cpio -t', 'allow'],
+      ['cpio -ov', 'deny', 'reads-unknown']
     ]
   },
   {
@@ -302,7 +319,10 @@ export const PROGRAMS: readonly Program[] = [
       reason: 'zip refuses an option it does not know before it writes the archive'
     },
     effects: zipEffects,
-    examples: [['zip .github/a.zip f', 'deny', 'workflows']]
+    examples: [
+      ['zip .github/a.zip f', 'deny', 'workflows'],
+      ['zip -r@ a.zip', 'deny', 'reads-unknown']
+    ]
   },
   {
     names: Object.keys(COMPRESSOR_SUFFIX),

@@ -2,6 +2,7 @@
  * cp, mv, install, ln, rsync, scp: the destinations they write, and the hosts and shells rsync
  * and scp reach.
  */
+import { fileListReads } from './file-lists.js'
 import type { ShellWord } from '../shell-word.js'
 import { isRemote } from './archives.js'
 import {
@@ -214,6 +215,7 @@ export function rsyncEffects(words: readonly ShellWord[], name: string): Command
     name,
     'an option that runs a program (-e) or changes where it writes'
   )
+  out.push(...fileListReads(parsed, name))
   if (has(parsed, 'rsh')) out.push(runsCode(`${name} -e/--rsh runs that remote shell program`))
   if (has(parsed, 'rsync-path', 'remote-option')) {
     out.push(runsCode(`${name} --rsync-path runs that program on the other side`))

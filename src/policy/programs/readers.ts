@@ -94,8 +94,9 @@ export const PATH_READERS: Record<string, Reader> = {
   sha512sum: {},
   cksum: {},
   b2sum: {},
+  // -T/--temporary-directory is a directory sort works in: named, like any operand
   sort: {
-    values: /^(?:-[A-Za-z]*[ktST]|--(?:key|field-separator|buffer-size|temporary-directory))$/
+    values: /^(?:-[A-Za-z]*[ktS]|--(?:key|field-separator|buffer-size))$/
   },
   uniq: { values: /^-[A-Za-z]*[fsw]$/ },
   cut: {
@@ -119,7 +120,8 @@ export const PATH_READERS: Record<string, Reader> = {
   cp: { values: /^-[A-Za-z]*[tS]$/ },
   mv: { values: /^-[A-Za-z]*[tS]$/ },
   ln: { values: /^-[A-Za-z]*[tS]$/ },
-  tar: { values: /^-[A-Za-z]*[fCTX]$/ },
+  // -C is a directory tar reads its operands from (judged like `cd`): named, like any operand
+  tar: { values: /^-[A-Za-z]*[fTX]$/ },
   zip: {},
   source: {},
   '.': {},
@@ -170,6 +172,12 @@ export function pathOperands(words: readonly ShellWord[]): ShellWord[] {
       }
       // an attached value may be a file (`--file=$F`, `-f$F`)
       if (!w.literal) out.push(w)
+      // a long option the reader does not know may take the next word as its value (getopt's
+      // `--opt VAL`): that word is named as a file too, and still read as an operand
+      else if (t.startsWith('--') && !t.includes('=')) {
+        const next = words[i + 1]
+        if (next !== undefined && next.text !== '--') out.push(next)
+      }
       return 0
     },
     (w) => {
@@ -347,9 +355,10 @@ function attachedValues(words: readonly ShellWord[]): ShellWord[] {
   const out: ShellWord[] = []
   for (const w of words.slice(1)) {
     if (!w.literal) continue
+    // a value glued to a short option, alone or after flags (`-f../x`, `-rf/x`, `-S~/x`)
     const m =
       /^--?[A-Za-z0-9][\w.-]*=(.+)$/.exec(w.text) ??
-      /^-[A-Za-z]([/~].*)$/.exec(w.text) ??
+      /^-[A-Za-z0-9]+?((?:[/~]|\.\.(?:\/|$)).*)$/.exec(w.text) ??
       /^@([/~].*)$/.exec(w.text)
     const value = m?.[1]
     if (value === undefined) continue
