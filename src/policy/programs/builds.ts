@@ -11,8 +11,10 @@
 import type { ShellWord } from '../shell-word.js'
 import {
   type CommandEffect,
+  dyn,
   dynamicArgument,
   fileWrite,
+  lit,
   mayBeOption,
   runsCode,
   writesUnknown
@@ -230,11 +232,35 @@ export function gradleEffects(words: readonly ShellWord[], name: string): Comman
   return []
 }
 
+/** pytest's options that write a report or log file where their value points. */
+const PYTEST_OUTPUTS =
+  /^--(?:junit-?xml|log-file|result-?log|report-log|json-report-file|debug)(?:=(.*))?$/s
+
 export function pytestEffects(words: readonly ShellWord[], name: string): CommandEffect[] {
+  const effects: CommandEffect[] = []
   for (let i = 1; i < words.length; i++) {
     const w = words[i] as ShellWord
     const t = w.text
     if (mayBeOption(w)) return [dynamicArgument(name, w, 'a plugin or configuration option')]
+    const output = PYTEST_OUTPUTS.exec(t)
+    if (output !== null) {
+      // `--opt=FILE`, or FILE as the next word (`--debug` alone writes pytestdebug.log here)
+      const inline = output[1]
+      const next = words[i + 1]
+      const target =
+        inline !== undefined
+          ? w.literal
+            ? lit(inline)
+            : dyn(inline)
+          : !t.startsWith('--debug') && next !== undefined
+            ? next
+            : undefined
+      if (target !== undefined) {
+        if (inline === undefined) i++
+        effects.push(fileWrite(`${name} ${t}`, target))
+      }
+      continue
+    }
     if (
       (/^-[A-Za-z]*[pco]/.test(t) && !t.startsWith('--')) ||
       /^--(?:rootdir|confcutdir|config-file|override-ini|pyargs|import-mode|basetemp|inifile)/.test(
@@ -248,5 +274,5 @@ export function pytestEffects(words: readonly ShellWord[], name: string): Comman
       ]
     }
   }
-  return []
+  return effects
 }

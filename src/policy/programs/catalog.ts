@@ -229,7 +229,10 @@ export const PROGRAMS: readonly Program[] = [
       ['pytest -x tests', 'allow'],
       ['pytest -p evil', 'deny', 'runs-code'],
       ['pytest --rootdir=/srv tests', 'deny', 'runs-code'],
-      ['pytest -o addopts=-pevil', 'deny', 'runs-code']
+      ['pytest -o addopts=-pevil', 'deny', 'runs-code'],
+      ['pytest --junitxml=src/report.xml', 'allow'],
+      ['pytest --junit-xml=.github/workflows/ci.yml', 'deny'],
+      ['pytest --log-file ../outside/log tests', 'deny']
     ]
   },
   {
