@@ -148,7 +148,8 @@ async function seedIndex(root: string, storeDir: string): Promise<boolean> {
  */
 function copyIndex(source: string, dest: string): void {
   copyRegularFile(source, dest, MAX_INDEX_BYTES)
-  const stat = fs.statSync(source)
+  // never through a link swapped in since the copy (copyRegularFile refuses one)
+  const stat = fs.lstatSync(source)
   fs.utimesSync(dest, stat.atime, stat.mtime)
 }
 
