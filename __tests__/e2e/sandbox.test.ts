@@ -233,6 +233,8 @@ describe('the OS sandbox around an allowed command', () => {
     async () => {
       const result = await runHostile('required')
       expect(result.outputs.status).toBe('completed')
+      // started behind its outer wall by the entry, before the policy loaded: one boot
+      expect(result.stdout).not.toContain('Restarting the Copilot CLI')
       expect(result.report!.sandbox).toEqual({
         state: 'enforced',
         backend: 'bubblewrap',
@@ -375,6 +377,8 @@ describe('the OS sandbox around an allowed command', () => {
     expect(result.outputs.status).toBe('completed')
     expect(result.report!.sandbox?.state).toBe('off')
     expect(result.summary).toContain('**Sandbox:** off')
+    // the entry read the policy's sandbox: { mode: off } and started the CLI without its wall
+    expect(result.stdout).not.toContain('Restarting the Copilot CLI')
     const got = hostileOutput()
     // what the sandbox stops in the first test does happen without it
     expect(fs.readFileSync(targets.tmp, 'utf8')).toBe('pwned')

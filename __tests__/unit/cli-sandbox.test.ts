@@ -213,6 +213,26 @@ describe('cliWall', () => {
   })
 })
 
+describe('the compile cache', () => {
+  const CACHE = '/tmp/node-compile-cache'
+
+  it("binds the host's trusted compile cache read-only inside the private /tmp, nothing else of /tmp", () => {
+    const wall = cliWall(facts({ compileCache: CACHE }, { dirs: ['/tmp', CACHE] }))
+    const tmp = wall.mounts.findIndex((m) => m.type === 'tmpfs' && m.dest === '/tmp')
+    const cache = wall.mounts.findIndex((m) => m.dest === CACHE)
+    expect(wall.mounts[cache]).toEqual({ type: 'ro-bind', source: CACHE, dest: CACHE })
+    expect(cache).toBeGreaterThan(tmp) // over the tmpfs, not under it
+    expect(visibleInWall(wall, `${CACHE}/v24/abc`)).toBe(true)
+    expect(writableInWall(wall, `${CACHE}/v24/abc`)).toBe(false)
+    expect(visibleInWall(wall, '/tmp/other')).toBe(false)
+  })
+
+  it('binds none that is missing or not given', () => {
+    expect(cliWall(facts({ compileCache: CACHE })).mounts.map((m) => m.dest)).not.toContain(CACHE)
+    expect(cliWall(facts()).mounts.map((m) => m.dest)).not.toContain(CACHE)
+  })
+})
+
 describe('wallArguments', () => {
   it('makes a user namespace without a PID namespace, shares the network, and dies with the action', () => {
     const args = wallArguments(cliWall(facts()), WORKSPACE)

@@ -18,6 +18,7 @@ import { runMark } from '../wall/process-sweep.js'
 import { inScratchArea } from '../policy/scratch-areas.js'
 import { AUTHORED_EVENTS, isGatedEvent } from '../github/gated-events.js'
 import { cliConfinement, type WallExtras } from '../wall/cli-wall.js'
+import { policyTurnsSandboxOff } from './early-wall.js'
 
 /** Whether the event's payload is a new comment or review (or not such an event at all). */
 function startsTask(event: string, env: NodeJS.ProcessEnv): boolean {
@@ -138,7 +139,16 @@ export function launchEarly(env: NodeJS.ProcessEnv = process.env): EarlyStart {
   const executable = findCli(settings, env)
   if (!executable) return { inputs }
   try {
-    const cli = spawnCli(executable.path, settings, env)
+    // behind its outer wall, unless the policy turns the OS sandbox off (early-wall.ts): it then
+    // boots once, as the policy will want it
+    const wall = policyTurnsSandboxOff(
+      settings.policyPath,
+      settings.workingDirectory,
+      settings.raw.workspace
+    )
+      ? 'unconfined'
+      : { extras: {} }
+    const cli = spawnCli(executable.path, settings, env, wall)
     // Until main.ts is loaded and handles cancellation itself, SIGINT/SIGTERM end the CLI with
     // the action (node's default for these signals is to exit at once).
     const guard = (signal: NodeJS.Signals): void => {

@@ -65,6 +65,13 @@ export interface CliWallFacts {
   readlink: (p: string) => string | undefined
   /** A directory's entries (the CLI's unpacked runtime versions). */
   children: (dir: string) => string[]
+  /**
+   * The host's compile cache of the CLI's JavaScript (node's `node-compile-cache`), when the run
+   * trusts it (cli-wall.ts `trustedCompileCache`): bound read-only at its own path, so the CLI
+   * behind the wall boots warm. Without it, its private /tmp makes every boot compile the whole
+   * runtime again: +0.45 s before the first model request (`npm run bench -- --only e2e`).
+   */
+  compileCache?: string
 }
 
 /**
@@ -261,6 +268,10 @@ export function cliWall(facts: CliWallFacts): CliWall {
   // the host's shared memory is a scratch area too
   if (isDir('/dev/shm')) mounts.push({ type: 'tmpfs', dest: '/dev/shm' })
   mounts.push({ type: 'tmpfs', dest: '/tmp' })
+  // read-only: what the CLI compiles behind the wall is not kept for a later run
+  if (facts.compileCache !== undefined && isDir(facts.compileCache)) {
+    mounts.push({ type: 'ro-bind', source: facts.compileCache, dest: facts.compileCache })
+  }
 
   if (home !== undefined) {
     mounts.push({ type: 'bind', source: path.resolve(facts.privateHome), dest: home })

@@ -127,6 +127,39 @@ function makeWritable(dir: string): void {
   for (const name of entries(dir)) makeWritable(path.join(dir, name))
 }
 
+/**
+ * Where the CLI outside a wall keeps its V8 compile cache: node's default, `node-compile-cache`
+ * in /tmp (the CLI's environment never carries the job's TMPDIR: wall/environment.ts).
+ */
+export const HOST_COMPILE_CACHE = '/tmp/node-compile-cache'
+
+/** Whether `stat` is a directory of this user that no one else can write into. */
+function ownedPrivately(stat: fs.Stats): boolean {
+  return (
+    stat.isDirectory() &&
+    (process.getuid === undefined || stat.uid === process.getuid()) &&
+    (stat.mode & 0o022) === 0
+  )
+}
+
+/**
+ * The host's compile cache, where the CLI behind the wall may read it: a real directory (no link)
+ * of this user that no other user can write into, nor any directory in it (node keeps one per
+ * node version), since what is there runs as the CLI's code. /tmp is shared: a cache another
+ * user made first is not read. Undefined where there is none to trust.
+ */
+export function trustedCompileCache(dir: string = HOST_COMPILE_CACHE): string | undefined {
+  try {
+    if (!ownedPrivately(fs.lstatSync(dir))) return undefined
+    for (const name of fs.readdirSync(dir)) {
+      if (!ownedPrivately(fs.lstatSync(path.join(dir, name)))) return undefined
+    }
+    return dir
+  } catch {
+    return undefined
+  }
+}
+
 /** Where the setup and verify commands' wrappers, output and exit codes are (`shell-exec.ts`). */
 export function commandFiles(tempDir: string): string {
   return path.join(tempDir, 'commands')
@@ -187,6 +220,9 @@ export function cliConfinement(options: ConfinementOptions): CliConfinement | un
     readlink,
     children: entries
   }
+  // the CLI looks for it in its TMPDIR: the host's default /tmp unless the run has a scratch
+  const compileCache = options.scratchDir === undefined ? trustedCompileCache() : undefined
+  if (compileCache !== undefined) facts.compileCache = compileCache
   return { bwrap, executable, wall: cliWall(facts), privateHome }
 }
 
