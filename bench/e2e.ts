@@ -185,6 +185,9 @@ export async function measure(variant: Variant): Promise<Sample> {
             const lines = (rest + chunk.toString('utf8')).split('\n')
             rest = lines.pop() ?? ''
             for (const line of lines) {
+              if (process.env.AUTOPILOT_BENCH_TRACE === '1') {
+                console.error(`${at.toFixed(0).padStart(6)} ms  ${line.slice(0, 160)}`)
+              }
               for (const [name, pattern] of MARKS) if (pattern.test(line)) marks[name] ??= at
             }
           })

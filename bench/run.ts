@@ -6,6 +6,8 @@
  *   npm run bench                        everything (about 1–2 minutes on 2 cores)
  *   npm run bench -- --runs 3            fewer end-to-end runs
  *   npm run bench -- --only policy,fold  some figures (e2e, policy, benign, fold, bundle, sandbox, audit)
+ *   npm run bench -- --sandbox off       the end-to-end figures with the OS sandbox off on both sides
+ *   npm run bench -- --online            also the bare CLI without COPILOT_OFFLINE (~50 s a run)
  *
  * Prints a table (figure, measured, target, pass/fail) and the details behind each figure.
  * Exits 1 when a target is missed.
@@ -32,7 +34,9 @@ const { values } = parseArgs({
     runs: { type: 'string', default: '5' },
     only: { type: 'string' },
     // the OS sandbox on both sides (`auto`: wherever bubblewrap runs) or off on both
-    sandbox: { type: 'string', default: 'auto' }
+    sandbox: { type: 'string', default: 'auto' },
+    // the bare CLI without COPILOT_OFFLINE too (a reference: ~50 s a run, most of the bench's time)
+    online: { type: 'boolean', default: false }
   }
 })
 if (values.sandbox === 'off') process.env.AUTOPILOT_BENCH_SANDBOX = 'off'
@@ -271,7 +275,13 @@ if (only.has('sandbox')) {
 }
 
 if (only.has('e2e')) {
-  const variants: Variant[] = ['action', 'floor', 'bare', 'bare-online']
+  const online = values.online === true
+  const variants: Variant[] = [
+    'action',
+    'floor',
+    'bare',
+    ...(online ? ['bare-online' as const] : [])
+  ]
   console.error(`bench: end to end, ${runs} runs × ${variants.join(', ')} (+1 warm-up each) …`)
   const samples = await e2e(runs, variants)
   const get = (v: Variant): Sample[] => samples.get(v) ?? []
@@ -319,24 +329,26 @@ if (only.has('e2e')) {
     target: 'reference',
     pass: undefined
   })
-  rows.push({
-    figure: 'Overhead vs bare CLI without COPILOT_OFFLINE',
-    measured: `${(wall('action') / wall('bare-online')).toFixed(2)}× (first request ${s(first('bare-online'))})`,
-    target: 'reference',
-    pass: undefined
-  })
+  if (online) {
+    rows.push({
+      figure: 'Overhead vs bare CLI without COPILOT_OFFLINE',
+      measured: `${(wall('action') / wall('bare-online')).toFixed(2)}× (first request ${s(first('bare-online'))})`,
+      target: 'reference',
+      pass: undefined
+    })
+  }
   const phase = (from: string | undefined, to: string): number =>
     median(get('action').map((x) => (x.marks[to] ?? NaN) - (from ? (x.marks[from] ?? NaN) : 0)))
   const firstReq = median(
     get('action').map((x) => x.firstRequestMs - (x.marks['prompt-sent'] ?? NaN))
   )
   details.push(
-    `End to end (medians of ${runs}): wall action ${spread('action')}, floor ${spread('floor')}, bare ${spread('bare')}, bare ` +
-      `without offline ${spread('bare-online')} (min–max); first model request: action ${ms(first('action'))}, ` +
+    `End to end (medians of ${runs}): wall action ${spread('action')}, floor ${spread('floor')}, bare ${spread('bare')}` +
+      `${online ? `, bare without offline ${spread('bare-online')}` : ''} (min–max); first model request: action ${ms(first('action'))}, ` +
       `floor ${ms(first('floor'))}, bare ${ms(first('bare'))}; per turn (model request to model request) action ${ms(perTurn('action'))}, ` +
-      `floor ${ms(perTurn('floor'))}, bare ${ms(perTurn('bare'))}, bare without offline ${ms(perTurn('bare-online'))}; ` +
-      `last request to exit: action ${ms(tail('action'))}, floor ${ms(tail('floor'))}, bare ${ms(tail('bare'))}, ` +
-      `bare without offline ${ms(tail('bare-online'))}.`,
+      `floor ${ms(perTurn('floor'))}, bare ${ms(perTurn('bare'))}${online ? `, bare without offline ${ms(perTurn('bare-online'))}` : ''}; ` +
+      `last request to exit: action ${ms(tail('action'))}, floor ${ms(tail('floor'))}, bare ${ms(tail('bare'))}` +
+      `${online ? `, bare without offline ${ms(tail('bare-online'))}` : ''}.`,
     `Action startup, from spawn (the CLI is spawned by the entry chunk, before the rest loads): ` +
       `node + bundle + settings ${ms(phase(undefined, 'cli-located'))}, policy load (while the CLI boots) ` +
       `${ms(phase('policy-start', 'policy-done'))}, then waiting for the CLI's handshake ${ms(phase('policy-done', 'connected'))}, ` +
