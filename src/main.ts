@@ -59,6 +59,7 @@ import { resolveSessionInputs, type SessionInputs } from './session/session-inpu
 import { sessionOptions } from './session/session-options.js'
 import { setUpSandbox } from './session/sandbox-setup.js'
 import { WriteBack } from './session/write-back.js'
+import { rememberRun } from './post-run.js'
 import { hasCredential, type Settings } from './settings.js'
 import { normalizeSecrets, redactNormalized } from './text/safe-text.js'
 import { describeEnvironment } from './wall/environment.js'
@@ -159,6 +160,8 @@ async function runAgent(
   signal: AbortSignal,
   early: EarlyStart | undefined
 ): Promise<RunResult> {
+  // for the post step, should this run be killed before it cleans up itself
+  rememberRun(settings.tempDir)
   const startedAt = new Date().toISOString()
   // normalized once: clean() runs for every line of command output
   const secrets = normalizeSecrets(settings.secrets)

@@ -1,4 +1,4 @@
 // The post step's entry (action.yml `runs.post`): see post-run.ts.
 import { postRun } from './post-run.js'
 
-postRun()
+await postRun()

@@ -2,20 +2,22 @@
  * End to end: the checkout's token is not in the workspace's git config while the real Copilot
  * CLI's agent works, whatever allowed command reads it, and is back, byte for byte, afterwards.
  */
-import { execFileSync, spawnSync } from 'node:child_process'
+import { execFileSync, spawnSync, type SpawnSyncReturns } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { startModelServer, type ModelServer } from '../../test-support/model-server.js'
+import { startModelServer, type ModelServer, type Turn } from '../../test-support/model-server.js'
 import {
   ROOT,
   makeWorkspace,
   runAction,
   scriptedInputs,
   waitGone,
+  type ActionResult,
   type Workspace
 } from '../../test-support/action.js'
+import { itWithSandbox } from '../../test-support/sandbox-suite.js'
 
 const TOKEN = 'ghs_E2eCheckoutToken0123456789abcdefXYZ'
 const BASIC = Buffer.from(`x-access-token:${TOKEN}`).toString('base64')
@@ -217,4 +219,100 @@ describe("the checkout's credentials during a run of the real CLI", () => {
     expect(post.stdout).toContain('Put the checkout credentials back into .git/config')
     expect(fs.readFileSync(config.file).equals(config.bytes)).toBe(true)
   })
+
+  /** Runs the action until the model's first request, then kills it outright (SIGKILL). */
+  async function killedRun(
+    turns: Turn[] = []
+  ): Promise<{ result: ActionResult; runDir: string; mark: string }> {
+    model = await startModelServer((_request, index) => turns[index] ?? { hang: true })
+    const result = await runAction({
+      workspace,
+      inputs: scriptedInputs(model.url),
+      onSpawn: (child) => {
+        const timer = setInterval(() => {
+          if ((model?.requests.length ?? 0) <= turns.length) return
+          clearInterval(timer)
+          child.kill('SIGKILL')
+        }, 50)
+        child.on('exit', () => clearInterval(timer))
+      }
+    })
+    const state = (name: string): string =>
+      new RegExp(`^::save-state name=${name}::(.+)$`, 'm').exec(result.stdout)?.[1] ?? ''
+    return { result, runDir: state('run-dir'), mark: state('run-mark') }
+  }
+
+  /** The processes carrying the run's mark (as the sweep finds them: /proc/<pid>/environ). */
+  function markedProcesses(mark: string): Array<{ pid: number; commandLine: string }> {
+    return fs.readdirSync('/proc').flatMap((name) => {
+      if (!/^\d+$/.test(name)) return []
+      try {
+        const environ = fs.readFileSync(`/proc/${name}/environ`, 'latin1').split('\0')
+        if (!environ.includes(`AUTOPILOT_PROCESS_MARK=${mark}`)) return []
+        const commandLine = fs
+          .readFileSync(`/proc/${name}/cmdline`, 'utf8')
+          .replace(/\0+$/, '')
+          .split('\0')
+          .join(' ')
+        return [{ pid: Number(name), commandLine }]
+      } catch {
+        return []
+      }
+    })
+  }
+
+  /** The post step, as the runner runs it after a killed main step: with the state it saved. */
+  function postStep(state: Record<string, string>): SpawnSyncReturns<string> {
+    return spawnSync(
+      process.execPath,
+      [
+        '--import',
+        pathToFileURL(path.join(ROOT, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href,
+        path.join(ROOT, 'src', 'post.ts')
+      ],
+      {
+        cwd: workspace.dir,
+        env: {
+          PATH: process.env.PATH,
+          HOME: process.env.HOME,
+          ...Object.fromEntries(Object.entries(state).map(([k, v]) => [`STATE_${k}`, v]))
+        },
+        encoding: 'utf8'
+      }
+    )
+  }
+
+  it('the post step ends what a killed run left running (no OS sandbox: a setsid child outlives it)', async () => {
+    checkedOut()
+    workspace.write(
+      '.github/copilot-policy.yml',
+      `${POLICY}  - { id: spawn, decision: allow, shell: ["sh spawn.sh"] }\nsandbox:\n  mode: off\n`
+    )
+    // a detached child in its own session: neither the CLI's end nor the action's takes it along
+    workspace.write('spawn.sh', 'setsid sleep 300 </dev/null >/dev/null 2>&1 &\necho spawned\n')
+    const { runDir, mark } = await killedRun([bash('sh spawn.sh')])
+    expect(mark).toMatch(/^[0-9a-f]{20}$/)
+    const left = markedProcesses(mark)
+    expect(left.map((p) => p.commandLine)).toContain('sleep 300')
+    const post = postStep({ 'run-dir': runDir, 'run-mark': mark })
+    expect(post.status).toBe(0)
+    expect(post.stdout).toMatch(/::warning::Killed \d+ process(es)? the run left running/)
+    expect(post.stdout).toContain('agent: sleep')
+    expect(await waitGone(left.map((p) => p.pid))).toEqual([])
+  })
+
+  itWithSandbox(
+    "the post step removes the private HOME a killed run's walled CLI left (it dies with the action)",
+    async () => {
+      checkedOut()
+      const { result, runDir, mark } = await killedRun()
+      expect(await waitGone(result.cliPids)).toEqual([])
+      const home = path.join(runDir, 'home')
+      expect(fs.existsSync(home)).toBe(true)
+      const post = postStep({ 'run-dir': runDir, 'run-mark': mark })
+      expect(post.status).toBe(0)
+      expect(post.stdout).toContain("Removed the Copilot CLI's private HOME the run left")
+      expect(fs.existsSync(home)).toBe(false)
+    }
+  )
 })
