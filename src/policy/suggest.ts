@@ -16,9 +16,9 @@ import { oneLine } from './engine.js'
 import { BUILT_IN_IDS } from './schema.js'
 import type { ShellAnalysis } from './shell/analysis.js'
 import { analyzeShell } from './shell/analyzer.js'
-import type { ShellWord } from './shell-word.js'
 import type { MatcherKey } from './types.js'
 import { parseRequestUrl } from './url.js'
+import { expandTilde } from './request-paths.js'
 
 export type RuleSuggestion =
   /**
@@ -398,7 +398,7 @@ function collectShell(
         break
       case 'write': {
         if (!wanted(oneLine(item.text)) || !item.target.literal) break
-        const target = expandTilde(item.target)
+        const target = expandTilde(item.target.text, item.target.tilde)
         if (target === undefined) break
         const absolutes = path.isAbsolute(target)
           ? [target]
@@ -434,18 +434,12 @@ function cdBases(analysis: ShellAnalysis, options: SuggestOptions): string[] | u
   let bases = [path.resolve(options.workingDirectory ?? process.cwd())]
   for (const target of analysis.cdTargets) {
     if (target.kind === 'unknown') return undefined
-    const dir = target.kind === 'home' ? homeDirectory() : expandTilde(target.word)
+    const dir =
+      target.kind === 'home' ? homeDirectory() : expandTilde(target.word.text, target.word.tilde)
     if (dir === undefined) return undefined
     bases = [...new Set([...bases, ...bases.map((b) => path.resolve(b, dir))])]
   }
   return bases
-}
-
-function expandTilde(word: ShellWord): string | undefined {
-  if (!word.tilde) return word.text
-  if (word.text === '~') return homeDirectory()
-  if (word.text.startsWith('~/')) return homeDirectory() + word.text.slice(1)
-  return undefined
 }
 
 /**
