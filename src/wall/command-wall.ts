@@ -224,7 +224,7 @@ const PROXY_VARIABLES = [
   'http_proxy',
   'https_proxy',
   'all_proxy',
-  // npm, pnpm and yarn 1 read their proxy configuration from these too
+  // npm and pnpm read their proxy configuration from these too (over a project .npmrc)
   'npm_config_proxy',
   'npm_config_https_proxy'
 ]
