@@ -229,7 +229,11 @@ const ReportSchema = z.strictObject({
     z.strictObject({
       phase: z.enum(['setup', 'verify']),
       confinement: z.enum(['sandboxed', 'unconfined', 'no-sandbox']).optional(),
-      network: z.enum(['none', 'shared']).optional(),
+      network: z.enum(['none', 'proxy', 'shared']).optional(),
+      refused: z
+        .array(z.strictObject({ target: z.string(), reason: z.string(), attempts: z.number() }))
+        .optional(),
+      refusedMore: z.number().optional(),
       attempt: z.number().optional(),
       command: z.string(),
       exitCode: z.number().nullable(),

@@ -7,6 +7,9 @@
  * after the step, the processes are gone, and the report names what was killed.
  */
 import fs from 'node:fs'
+import http from 'node:http'
+import type net from 'node:net'
+import os from 'node:os'
 import path from 'node:path'
 import { startModelServer, type ModelServer, type Script } from '../../test-support/model-server.js'
 import {
@@ -17,7 +20,7 @@ import {
   type ActionResult,
   type RunnerWorkspace
 } from '../../test-support/action.js'
-import { describeWithSandbox } from '../../test-support/sandbox-suite.js'
+import { describeWithSandbox, itWithSandboxNetwork } from '../../test-support/sandbox-suite.js'
 
 const SANDBOXED = `version: 1
 extends: ci-fix
@@ -103,6 +106,27 @@ done
 console.log('1 test passed')
 `
   })
+}
+
+/** The first address of this machine that is not loopback (IPv4): a server the proxy may reach. */
+function hostAddress(): string {
+  for (const addresses of Object.values(os.networkInterfaces())) {
+    for (const a of addresses ?? []) if (a.family === 'IPv4' && !a.internal) return a.address
+  }
+  throw new Error('this machine has no IPv4 address besides loopback')
+}
+
+/** An http server at `host` answering `hello from <port>`; the requests that reached it in `seen`. */
+async function listen(
+  host: string
+): Promise<{ port: number; seen: string[]; server: http.Server }> {
+  const seen: string[] = []
+  const server = http.createServer((req, res) => {
+    seen.push(`${req.method ?? ''} ${req.url ?? ''}`)
+    res.end(`hello from ${(server.address() as net.AddressInfo).port}`)
+  })
+  await new Promise<void>((resolve) => server.listen(0, host, resolve))
+  return { port: (server.address() as net.AddressInfo).port, seen, server }
 }
 
 const COMPLETE: Script = [
@@ -269,6 +293,70 @@ describeWithSandbox('setup and verify commands behind the wall', () => {
     expect(result.report!.error?.message).toContain('`unconfined-commands`')
     expect(result.summary).toContain('📵 It ran behind the OS sandbox without network')
   }, 150_000)
+
+  // Before: any url rule gave the setup and verify commands the runner's whole network, loopback
+  // and cloud metadata included. Now only what the url rules allow, through the action's proxy.
+  itWithSandboxNetwork(
+    'a verify command reaches an allowed host through the proxy, and is refused another host and the runner’s loopback; the report names what was refused',
+    async () => {
+      const address = hostAddress()
+      const allowed = await listen(address)
+      const loopback = await listen('127.0.0.1')
+      try {
+        workspace(`version: 1
+extends: ci-fix
+sandbox:
+  mode: required
+rules:
+  - { id: tests, decision: allow, shell: ["node *", "setsid *"] }
+  - { id: test-server, decision: allow, url: ["${address}:${allowed.port}"] }
+  - { id: any-host-on-port, decision: allow, url: ["*:${loopback.port}"] }
+`)
+        const command = [
+          // through the proxy the environment names: the allowed server
+          `curl -sS --max-time 20 http://${address}:${allowed.port}/allowed > src/allowed.txt`,
+          // another host (its tunnel refused by the rules before any name is looked up)
+          'curl -sS --max-time 20 https://example.com/ -o /dev/null',
+          // the runner's loopback, asked of the proxy on purpose (a rule's wildcard matches it)
+          `curl -sS --max-time 20 -x "$HTTP_PROXY" --noproxy '' -o src/loopback.txt http://127.0.0.1:${loopback.port}/`,
+          // loopback without the proxy is the sandbox's own, where nothing listens
+          `curl -sS --max-time 20 --noproxy '*' http://127.0.0.1:${loopback.port}/ || echo direct-refused > src/direct.txt`,
+          'true'
+        ].join('; ')
+        const result = await run(COMPLETE, { 'verify-commands': command })
+        expect(result.outputs.status).toBe('completed')
+        expect(ws.read('src/allowed.txt')).toBe(`hello from ${allowed.port}`)
+        expect(allowed.seen).toEqual(['GET /allowed'])
+        // nothing reached the runner's loopback, through the proxy or around it
+        expect(loopback.seen).toEqual([])
+        expect(ws.read('src/loopback.txt')).toContain('127.0.0.1 (loopback)')
+        expect(ws.read('src/direct.txt')).toBe('direct-refused\n')
+
+        const verify = result.report!.commands.find((c) => c.phase === 'verify')
+        expect(verify).toMatchObject({ exitCode: 0, confinement: 'sandboxed', network: 'proxy' })
+        expect(verify?.refused).toEqual([
+          { target: 'example.com:443', reason: 'no url allow rule matches it', attempts: 1 },
+          {
+            target: `127.0.0.1:${loopback.port}`,
+            reason: expect.stringContaining('it resolves to 127.0.0.1 (loopback)') as unknown,
+            attempts: 1
+          }
+        ])
+        // said in the log once per host, and in the job summary
+        expect(result.stdout).toContain('::warning::The network proxy refused the verify command')
+        expect(result.stdout).toContain("network: only the hosts the policy's url rules allow")
+        expect(result.summary).toContain('🚫 The network proxy refused `example.com:443`')
+        // the forwarder is the sandbox's, not a process the command left running
+        expect(
+          (result.report!.killedProcesses ?? []).filter((p) => p.command.includes('perl'))
+        ).toEqual([])
+      } finally {
+        allowed.server.close()
+        loopback.server.close()
+      }
+    },
+    150_000
+  )
 
   it("an agent's setsid nohup writer does not outlive the session", async () => {
     workspace(agentPolicy('required'))

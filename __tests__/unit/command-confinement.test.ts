@@ -131,7 +131,7 @@ describe('what the summary and the comment say', () => {
         durationMs: 1000,
         outputTail: '',
         confinement: 'sandboxed',
-        network: 'shared'
+        network: 'proxy'
       },
       {
         phase: 'verify',
@@ -162,7 +162,7 @@ describe('what the summary and the comment say', () => {
     )
     expect(summary).toContain('(pid 3 in its sandbox, from a verify command)')
     expect(summary).toContain("(pid 4242, from the agent's commands, after the session)")
-    expect(summary).toContain("🛡️ sandboxed, runner's network")
+    expect(summary).toContain("🛡️ sandboxed, the policy's hosts")
     expect(summary).toContain('⚠️ unconfined (`unconfined-commands`)')
     // the command line is a code span: never a link or a mention
     expect(summary).toContain('``sh -c `x` [link](https://evil.example) @octocat``')

@@ -74,7 +74,8 @@ describe('what the action says', () => {
     expect(warning).toContain('without network')
     expect(warning).toContain('command-timeout-seconds')
     expect(warning).toContain('`- { decision: allow, url: ["registry.npmjs.org"] }`')
-    expect(warning).toContain("the runner's whole network")
+    expect(warning).toContain("through the action's proxy, and no other")
+    expect(warning).not.toContain('whole network')
     expect(warning).toContain('`unconfined-commands`')
   })
 
@@ -90,6 +91,7 @@ describe('what the action says', () => {
 
   it('only a command behind the wall with network none ran without network', () => {
     expect(ranWithoutNetwork({ confinement: 'sandboxed', network: 'none' })).toBe(true)
+    expect(ranWithoutNetwork({ confinement: 'sandboxed', network: 'proxy' })).toBe(false)
     expect(ranWithoutNetwork({ confinement: 'sandboxed', network: 'shared' })).toBe(false)
     expect(ranWithoutNetwork({ confinement: 'unconfined' })).toBe(false)
     expect(ranWithoutNetwork({ confinement: 'no-sandbox' })).toBe(false)
@@ -100,9 +102,11 @@ describe('what the action says', () => {
 describe('a failed command without network: the hint reaches the error, the comment and the summary', () => {
   const record = (
     phase: 'setup' | 'verify',
-    network: 'none' | 'shared',
-    exitCode: number | null
+    network: 'none' | 'proxy',
+    exitCode: number | null,
+    refused?: CommandRecord['refused']
   ): CommandRecord => ({
+    ...(refused === undefined ? {} : { refused }),
     phase,
     confinement: 'sandboxed',
     network,
@@ -156,12 +160,44 @@ describe('a failed command without network: the hint reaches the error, the comm
     expect(settled.error?.message).toContain('failed. It ran without network')
   })
 
-  it('with the network (a url rule allows a host), no hint', () => {
+  it('with the network (a url rule allows a host) and nothing refused, no hint', () => {
     const report = run(
-      { type: 'command', record: record('setup', 'shared', 1) },
+      { type: 'command', record: record('setup', 'proxy', 1) },
       { type: 'ended', ending: { kind: 'setup-failed' } }
     )
     expect(report.error?.message).not.toContain('without network')
+    expect(report.error?.message).not.toContain('refused')
     expect(renderComment(report, { marker: '<!-- m -->' })).not.toContain('📵')
+    expect(renderComment(report, { marker: '<!-- m -->' })).not.toContain('🚫')
+  })
+
+  it('behind the proxy, the hosts it refused and the fix reach the error, the comment and the summary', () => {
+    const refused = [
+      { target: 'registry.npmjs.org:443', reason: 'no url allow rule matches it', attempts: 3 },
+      {
+        target: '169.254.169.254:80',
+        reason: 'it resolves to 169.254.169.254 (cloud metadata)',
+        attempts: 1
+      }
+    ]
+    const report = run(
+      { type: 'command', record: record('setup', 'proxy', 1, refused) },
+      { type: 'ended', ending: { kind: 'setup-failed' } }
+    )
+    expect(report.commands[0]?.refused).toEqual(refused)
+    expect(report.error?.message).toContain(
+      'The network proxy refused it registry.npmjs.org:443 (no url allow rule matches it) and 1 other.'
+    )
+    expect(report.error?.message).toContain('url: ["registry.npmjs.org"]')
+    const comment = renderComment(report, { marker: '<!-- m -->' })
+    expect(comment).toContain('🚫 The network proxy refused it registry.npmjs.org:443')
+    expect(comment).toContain(
+      '🚫 **Network refused** to a setup command: `registry.npmjs.org:443` and 1 more'
+    )
+    const summary = renderSummary(report)
+    expect(summary).toContain("🛡️ sandboxed, the policy's hosts")
+    expect(summary).toContain(
+      '🚫 The network proxy refused `registry.npmjs.org:443` (no url allow rule matches it, 3×), `169.254.169.254:80` (it resolves to 169.254.169.254 (cloud metadata))'
+    )
   })
 })

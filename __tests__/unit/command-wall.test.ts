@@ -3,20 +3,26 @@
  * arguments built from the policy's sandbox filesystem, and, where bubblewrap runs, what the
  * wall does to a command that leaves a process behind.
  */
-import { execFileSync, spawnSync } from 'node:child_process'
+import { execFileSync, spawn, spawnSync } from 'node:child_process'
 import fs from 'node:fs'
+import http from 'node:http'
+import type net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import {
   commandWallArgs,
+  FORWARDER,
   parseLeftovers,
+  PROXY_SOCKET_IN_WALL,
   shellQuote,
   wallNetwork,
   WALL_SCRIPT,
   type CommandWall,
   type WallFacts
 } from '../../src/wall/command-wall.js'
+import { commandNetwork, compilePolicy } from '../../src/policy/index.js'
 import { findOnPath } from '../../src/session/sandbox-probe.js'
+import { startCommandProxy } from '../../src/wall/command-proxy.js'
 import { itWithSandbox } from '../../test-support/sandbox-suite.js'
 
 const HOME = '/home/runner'
@@ -219,35 +225,45 @@ describe('commandWallArgs', () => {
     expect(groups.flat()).not.toContain('relative/bin')
   })
 
-  it("shares the runner's network (and its resolver) only when the policy allows some host", () => {
-    const shared = commandWallArgs(
-      wall({ network: 'shared' }),
-      'x',
+  it('keeps its own network namespace always; with a proxy socket, binds it in last and hands the forwarder its path', () => {
+    const rules = { rules: [], allowLocalNetwork: false }
+    const proxied = commandWallArgs(
+      wall({ network: 'proxy', proxyRules: rules }),
+      'npm ci',
       WS,
-      facts({ '/run/systemd/resolve': 'dir' })
+      facts({ '/run/systemd/resolve': 'dir' }),
+      `${TEMP}/commands/net-1.sock`
     )
-    expect(shared).not.toContain('--unshare-net')
-    expect(mounts(shared)).toContainEqual([
+    expect(proxied).toContain('--unshare-net')
+    // no resolver: the proxy resolves names
+    expect(proxied).not.toContain('/run/systemd/resolve')
+    const groups = mounts(proxied)
+    expect(groups[groups.length - 2]).toEqual([
       '--ro-bind',
-      '/run/systemd/resolve',
-      '/run/systemd/resolve'
+      `${TEMP}/commands/net-1.sock`,
+      PROXY_SOCKET_IN_WALL
     ])
-    expect(
-      wallNetwork({
-        allowOutbound: false,
-        allowLocalNetwork: false,
-        allowedHosts: [],
-        blockedHosts: []
-      })
-    ).toBe('none')
-    expect(
-      wallNetwork({
-        allowOutbound: true,
-        allowLocalNetwork: false,
-        allowedHosts: ['registry.npmjs.org'],
-        blockedHosts: []
-      })
-    ).toBe('shared')
+    expect(proxied.slice(proxied.indexOf('--'))).toEqual([
+      '--',
+      'bash',
+      '-c',
+      WALL_SCRIPT,
+      'wall',
+      'npm ci',
+      PROXY_SOCKET_IN_WALL,
+      FORWARDER
+    ])
+    // without a socket (its proxy did not start), or without the proxy: loopback only
+    for (const args of [
+      commandWallArgs(wall({ network: 'proxy', proxyRules: rules }), 'x', WS, facts()),
+      commandWallArgs(wall(), 'x', WS, facts(), `${TEMP}/commands/net-1.sock`)
+    ]) {
+      expect(args).toContain('--unshare-net')
+      expect(args.join(' ')).not.toContain(PROXY_SOCKET_IN_WALL)
+      expect(args[args.length - 1]).toBe('x')
+    }
+    expect(wallNetwork(undefined)).toEqual({ network: 'none' })
+    expect(wallNetwork(rules)).toEqual({ network: 'proxy', proxyRules: rules })
   })
 })
 
@@ -269,6 +285,23 @@ describe('parseLeftovers and shellQuote', () => {
     }
   })
 })
+
+const MACHINE: WallFacts = {
+  entry: (p) => {
+    try {
+      return fs.statSync(p).isDirectory() ? 'dir' : 'file'
+    } catch {
+      return undefined
+    }
+  },
+  link: (p) => {
+    try {
+      return fs.lstatSync(p).isSymbolicLink() ? fs.readlinkSync(p) : undefined
+    } catch {
+      return undefined
+    }
+  }
+}
 
 describe('the wall on this machine', () => {
   itWithSandbox(
@@ -322,6 +355,138 @@ describe('the wall on this machine', () => {
         const alive = execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' })
         expect(alive).not.toContain(token)
       } finally {
+        fs.rmSync(dir, { recursive: true, force: true })
+      }
+    }
+  )
+})
+
+/** The first address of this machine that is not loopback (IPv4), for a server the wall may reach. */
+function hostAddress(): string {
+  for (const addresses of Object.values(os.networkInterfaces())) {
+    for (const a of addresses ?? []) if (a.family === 'IPv4' && !a.internal) return a.address
+  }
+  throw new Error('this machine has no IPv4 address besides loopback')
+}
+
+/** An http server at `host` answering `hello from <port>`; what reached it in `seen`. */
+async function listen(
+  host: string
+): Promise<{ port: number; seen: string[]; server: http.Server }> {
+  const seen: string[] = []
+  const server = http.createServer((req, res) => {
+    seen.push(`${req.method ?? ''} ${req.url ?? ''}`)
+    res.end(`hello from ${(server.address() as net.AddressInfo).port}`)
+  })
+  server.on('connection', () => seen.push('tcp'))
+  await new Promise<void>((resolve) => server.listen(0, host, resolve))
+  return { port: (server.address() as net.AddressInfo).port, seen, server }
+}
+
+/** Runs bwrap without blocking the event loop (the proxy answers in this process). */
+function run(
+  bwrap: string,
+  args: string[],
+  leftovers: string
+): Promise<{ stdout: string; stderr: string; status: number | null }> {
+  return new Promise((resolve, reject) => {
+    const fd = fs.openSync(leftovers, 'w')
+    const child = spawn(bwrap, args, { stdio: ['ignore', 'pipe', 'pipe', fd] })
+    fs.closeSync(fd)
+    let stdout = ''
+    let stderr = ''
+    child.stdout?.on('data', (d: Buffer) => (stdout += d.toString('utf8')))
+    child.stderr?.on('data', (d: Buffer) => (stderr += d.toString('utf8')))
+    child.on('error', reject)
+    child.on('close', (status) => resolve({ stdout, stderr, status }))
+  })
+}
+
+describe('the wall with the network proxy, on this machine', () => {
+  itWithSandbox(
+    'reaches an allowed host through the proxy, and nothing else: not another host, not the runner’s loopback; the forwarder is no leftover',
+    async () => {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'command-wall-net-'))
+      const address = hostAddress()
+      const allowed = await listen(address)
+      const loopback = await listen('127.0.0.1')
+      const policy = await compilePolicy(
+        `version: 1\nrules:\n  - { id: test-server, decision: allow, url: ["${address}:${allowed.port}"] }\n  - { id: any-on-port, decision: allow, url: ["*:${loopback.port}"] }\n`,
+        'p.yml',
+        dir
+      )
+      const network = commandNetwork(policy)
+      if (network === undefined) throw new Error('no network')
+      const proxy = await startCommandProxy({ socketPath: path.join(dir, 'net.sock'), network })
+      try {
+        const bwrap = findOnPath('bwrap', process.env.PATH) ?? 'bwrap'
+        const token = `wall-net-test-${process.pid}`
+        const command = [
+          'echo "proxy=$HTTP_PROXY https=$https_proxy no=$NO_PROXY"',
+          // through the proxy: the allowed server
+          `curl -sS --max-time 20 http://${address}:${allowed.port}/allowed; echo " curl=$?"`,
+          // another host, through a tunnel: refused by the rules
+          `curl -sS --max-time 20 https://example.com/ -o /dev/null; echo " curl=$?"`,
+          // the runner's loopback, asked of the proxy on purpose: refused, though a rule matches
+          `curl -sS --max-time 20 -x "$HTTP_PROXY" --noproxy '' -w '%{http_code}' http://127.0.0.1:${loopback.port}/; echo " curl=$?"`,
+          // loopback without the proxy is the wall's own: nothing listens there
+          `curl -sS --max-time 20 http://127.0.0.1:${loopback.port}/; echo " curl=$?"`,
+          // without the proxy's variables, nothing at all
+          `curl -sS --max-time 20 --noproxy '*' http://${address}:${allowed.port}/direct; echo " curl=$?"`,
+          `(setsid sh -c 'sleep 30; : ${token}' > /dev/null 2>&1 &)`,
+          'exit 4'
+        ].join('\n')
+        const args = commandWallArgs(
+          wall({
+            bwrap,
+            filesystem: { readwritePaths: [dir], readonlyPaths: [], deniedPaths: [] },
+            network: 'proxy',
+            proxyRules: network,
+            pathDirs: []
+          }),
+          command,
+          dir,
+          MACHINE,
+          proxy.socketPath
+        )
+        const leftovers = path.join(dir, 'leftovers')
+        const result = await run(bwrap, args, leftovers)
+        const lines = result.stdout.split('\n')
+        expect(lines[0]).toMatch(
+          /^proxy=http:\/\/127\.0\.0\.1:\d+ https=http:\/\/127\.0\.0\.1:\d+ no=localhost,127\.0\.0\.1,::1$/
+        )
+        expect(lines[1]).toBe(`hello from ${allowed.port} curl=0`)
+        expect(result.stderr).toContain('CONNECT tunnel failed, response 403')
+        expect(lines[2]).toBe(' curl=56')
+        expect(lines[3]).toContain('Refused by the policy')
+        expect(lines[3]).toContain('127.0.0.1 (loopback)')
+        expect(lines[4]).toBe('403 curl=0')
+        expect(lines[5]).toBe(' curl=7')
+        expect(lines[6]).toBe(' curl=7')
+        expect(result.status).toBe(4)
+        expect(allowed.seen).toEqual(['tcp', 'GET /allowed'])
+        expect(loopback.seen).toEqual([])
+        expect(proxy.refused()).toEqual([
+          { target: 'example.com:443', reason: 'no url allow rule matches it', attempts: 1 },
+          {
+            target: `127.0.0.1:${loopback.port}`,
+            reason: expect.stringContaining('127.0.0.1 (loopback)') as unknown,
+            attempts: 1
+          }
+        ])
+        // the leftover is named; the forwarder (perl) and its connections are not
+        const found = parseLeftovers(fs.readFileSync(leftovers, 'utf8'))
+        expect(found.map((p) => p.commandLine)).toEqual(
+          expect.arrayContaining([expect.stringContaining(token)])
+        )
+        expect(found.filter((p) => p.commandLine.includes('perl'))).toEqual([])
+        const alive = execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' })
+        expect(alive).not.toContain(token)
+        expect(alive).not.toContain(proxy.socketPath)
+      } finally {
+        await proxy.close()
+        allowed.server.close()
+        loopback.server.close()
         fs.rmSync(dir, { recursive: true, force: true })
       }
     }

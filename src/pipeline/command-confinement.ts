@@ -1,12 +1,12 @@
 /**
  * The wall around the setup and verify commands, and the sweep once the session is over, as
  * main.ts sets them up: the commands get the same world as the agent's shell commands (the
- * policy's sandbox filesystem, its network as far as the wall can hold it) where the CLI's sandbox
- * runs on bubblewrap; after the CLI is gone, every process still carrying the run's mark is killed
+ * policy's sandbox filesystem; the hosts its url rules allow, through the action's proxy) where
+ * the CLI's sandbox runs on bubblewrap; after the CLI is gone, every process still carrying the run's mark is killed
  * before the late audit, the patch and the proposals.
  */
 import { log } from '../log.js'
-import { sandboxNetwork, type SandboxPolicy } from '../policy/index.js'
+import { commandNetwork, type SandboxPolicy } from '../policy/index.js'
 import type { KilledProcessRecord } from '../reporting/types.js'
 import type { StateRecorder } from '../session/recorder.js'
 import { findOnPath, type SandboxPlan } from '../session/sandbox-probe.js'
@@ -39,9 +39,9 @@ export function commandConfinement(
     }
     return { unconfined: settings.unconfinedCommands, mark }
   }
-  // The policy's intent, not the CLI's fallback: the wall shares the runner's network itself and
-  // needs no slirp4netns.
-  const network = wallNetwork(sandboxNetwork(policy))
+  // The policy's intent, not the CLI's fallback: the action's own proxy holds the commands to the
+  // allowed hosts, and needs no slirp4netns.
+  const network = wallNetwork(commandNetwork(policy))
   if (settings.unconfinedCommands.length > 0) {
     log.warning(
       `These commands run UNCONFINED, outside the OS sandbox (input unconfined-commands): ${settings.unconfinedCommands.join('; ')}`
@@ -51,7 +51,7 @@ export function commandConfinement(
     wall: {
       bwrap,
       filesystem: sandbox.config.userPolicy.filesystem,
-      network,
+      ...network,
       pathDirs: (env.PATH ?? '').split(':').filter((dir) => dir !== '')
     },
     unconfined: settings.unconfinedCommands,

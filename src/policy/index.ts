@@ -45,6 +45,14 @@ export {
   type SandboxNetwork,
   type SandboxPolicy
 } from './sandbox.js'
+export {
+  commandNetwork,
+  decideConnection,
+  type CommandNetwork,
+  type ConnectionDecision,
+  type ConnectionRequest,
+  type NetworkRule
+} from './network.js'
 export type { SandboxMode } from './schema.js'
 export { checkPolicy, runPolicyTool, testPolicy } from './tool.js'
 export { inScratchArea } from './scratch-areas.js'

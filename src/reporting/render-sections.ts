@@ -22,7 +22,7 @@ import { formatTestCounts, testCounts } from './test-counts.js'
 import { codeBlock, formatDuration, formatInt, tailLines } from '../text/safe-text.js'
 import type { CommandRecord, McpServerRecord, PermissionRecord, RunStatus } from './types.js'
 import { confinementTag } from './render-wall.js'
-import { noNetworkHint, ranWithoutNetwork } from '../wall/command-network.js'
+import { networkHint } from '../wall/command-network.js'
 
 /** How much of each untrusted text a render shows; the trimming steps lower them. */
 export interface Limits {
@@ -609,10 +609,13 @@ function failingCommandPart(view: View, c: CommandRecord, limits: Limits): strin
       ? `ended without an exit code after ${formatDuration(c.durationMs)}`
       : `failed with exit code ${c.exitCode} after ${formatDuration(c.durationMs)}`
   const notStarted = c.phase === 'setup' ? ' The agent was not started.' : ''
-  // a command without network that fails may have needed it: the fix, said where it failed
-  const offline = ranWithoutNetwork(c)
-    ? `\n\n📵 ${view.inlineMd(noNetworkHint(c.command), 600)}`
-    : ''
+  // a command without network (or refused a host) that fails may have needed it: the fix, said
+  // where it failed
+  const network = networkHint(c)
+  const offline =
+    network === undefined
+      ? ''
+      : `\n\n${network.kind === 'offline' ? '📵' : '🚫'} ${view.inlineMd(network.text, 600)}`
   const line = `${what} ${view.code(c.command, 300)} ${result}.${notStarted}${offline}`
   const output = view.clean(c.outputTail).trim()
   if (limits.tail <= 0 || output === '') return line

@@ -17,7 +17,7 @@ import {
 } from './render-view.js'
 import { formatDuration, formatInt, tableCell } from '../text/safe-text.js'
 import type { PermissionRecord, SubagentRecord, ToolCallRecord } from './types.js'
-import { killedProcessesLine, undoneCommitLine } from './render-wall.js'
+import { killedProcessesLine, refusedLine, undoneCommitLine } from './render-wall.js'
 
 export const SUMMARY_LIMITS: Limits = {
   summary: 6000,
@@ -461,7 +461,8 @@ export function commandSection(view: View, limits: Limits): string | null {
   }
   const shown = commands.slice(0, limits.commands)
   const blocks = shown.map((c) => {
-    const line = commandLine(view, c, 300)
+    const refused = refusedLine(view, c)
+    const line = `${commandLine(view, c, 300)}${refused === null ? '' : `  \n${refused}`}`
     if (limits.commandOutput <= 0 || c.outputTail.trim() === '') return line
     return `${line}\n\n${details('Output (last lines)', view.block(c.outputTail, limits.commandOutput, 'tail'))}`
   })

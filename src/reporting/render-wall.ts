@@ -12,11 +12,17 @@ const STEP: Record<KilledProcessRecord['step'], string> = {
   verify: 'a verify command'
 }
 
+const NETWORK: Record<NonNullable<CommandRecord['network']>, string> = {
+  none: 'no network',
+  proxy: "the policy's hosts",
+  shared: "runner's network"
+}
+
 /** ` · 🛡️ sandboxed, no network` after a command's result (nothing for reports of older versions). */
 export function confinementTag(c: CommandRecord): string {
   switch (c.confinement) {
     case 'sandboxed':
-      return ` · 🛡️ sandboxed${c.network === 'shared' ? ", runner's network" : ', no network'}`
+      return ` · 🛡️ sandboxed, ${NETWORK[c.network ?? 'none']}`
     case 'unconfined':
       return ' · ⚠️ unconfined (`unconfined-commands`)'
     case 'no-sandbox':
@@ -24,6 +30,23 @@ export function confinementTag(c: CommandRecord): string {
     default:
       return ''
   }
+}
+
+/**
+ * What the network proxy refused a command: `` 🚫 refused `evil.example:443` (no url allow rule
+ * matches it, 3×), … `` (up to `max` targets); null when nothing was refused.
+ */
+export function refusedLine(view: View, c: CommandRecord, max = 5, width = 200): string | null {
+  const refused = c.refused ?? []
+  if (refused.length === 0) return null
+  const shown = refused
+    .slice(0, max)
+    .map(
+      (r) =>
+        `${view.code(r.target, width)} (${view.inline(r.reason, width)}${r.attempts > 1 ? `, ${r.attempts}×` : ''})`
+    )
+  const more = refused.length - shown.length + (c.refusedMore ?? 0)
+  return `🚫 The network proxy refused ${shown.join(', ')}${more > 0 ? `, and ${more} more` : ''}`
 }
 
 /** One process: `` `sleep 60` (pid 12, from a verify command, in its sandbox) `` */
@@ -58,11 +81,13 @@ export function undoneCommitLine(view: View, max = 120): string | null {
 
 /**
  * The comment's short line: how many processes were left running and killed, which commands ran
- * unconfined, and the agent's commit undone; null when none of it happened.
+ * unconfined, which hosts the network proxy refused them, and the agent's commit undone; null
+ * when none of it happened.
  */
 export function wallCommentLine(view: View): string | null {
   const killed = view.report.killedProcesses ?? []
   const unconfined = view.report.commands.filter((c) => c.confinement === 'unconfined')
+  const refused = view.report.commands.filter((c) => (c.refused ?? []).length > 0)
   const parts: string[] = []
   const undone = undoneCommitLine(view, 60)
   if (undone !== null) parts.push(undone)
@@ -80,6 +105,14 @@ export function wallCommentLine(view: View): string | null {
       .join(', ')
     parts.push(
       `⚠️ **Unconfined:** ${names}${unconfined.length > 3 ? ` and ${unconfined.length - 3} more` : ''} ran without the OS sandbox`
+    )
+  }
+  const first = refused[0]?.refused?.[0]
+  if (first !== undefined) {
+    const targets = new Set(refused.flatMap((c) => (c.refused ?? []).map((r) => r.target)))
+    const more = targets.size - 1 + refused.reduce((sum, c) => sum + (c.refusedMore ?? 0), 0)
+    parts.push(
+      `🚫 **Network refused** to ${refused.length === 1 ? `a ${refused[0]?.phase ?? 'verify'} command` : `${refused.length} commands`}: ${view.code(first.target, 60)}${more > 0 ? ` and ${more} more` : ''}`
     )
   }
   return parts.length > 0 ? parts.join(' · ') : null

@@ -210,10 +210,15 @@ export interface CommandRecord {
   /** How it ran (absent in reports of older versions). */
   confinement?: CommandConfinement
   /**
-   * Behind the wall: `none` (no network) when the policy's url rules allow no host, `shared` (the
-   * runner's network, every host: the wall cannot hold a command to the allowed hosts) otherwise.
+   * Behind the wall: `none` (no network) when the policy's url rules allow no host; `proxy` (only
+   * the hosts they allow, through the action's proxy) otherwise. `shared` (the runner's whole
+   * network) in reports of earlier versions.
    */
-  network?: 'none' | 'shared'
+  network?: 'none' | 'proxy' | 'shared'
+  /** Behind the proxy: what it refused the command (at most MAX_REFUSALS targets, in order). */
+  refused?: RefusedConnectionRecord[]
+  /** How many more targets it refused than `refused` lists. */
+  refusedMore?: number
   /** For verify commands after a repair: which repair (1, 2, ...); absent for the first run. */
   attempt?: number
   command: string
@@ -221,6 +226,15 @@ export interface CommandRecord {
   timedOut: boolean
   durationMs: number
   outputTail: string
+}
+
+/** A host and port the proxy refused a setup or verify command. */
+export interface RefusedConnectionRecord {
+  /** `host:port`, redacted. */
+  target: string
+  /** Why: the url rule that denies it, no rule allowing it, or the local address it resolves to. */
+  reason: string
+  attempts: number
 }
 
 /**

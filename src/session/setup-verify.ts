@@ -1,13 +1,29 @@
 /**
  * The setup and verify commands, each run through the session (shell-exec.ts) in its own log group,
  * its record folded into the run's state. Behind the OS sandbox each runs inside the wall
- * (wall/command-wall.ts) unless the workflow named it in `unconfined-commands`; after each, whatever
- * it started and left running is killed (wall/process-sweep.ts) and named in the report.
+ * (wall/command-wall.ts) unless the workflow named it in `unconfined-commands`; where the policy's
+ * url rules allow some host, with its own proxy (wall/command-proxy.ts) for as long as it runs,
+ * whose refusals are logged and recorded with the command. After each, whatever it started and
+ * left running is killed (wall/process-sweep.ts) and named in the report.
  */
+import path from 'node:path'
 import type { SessionApi } from '../cli/session-api.js'
-import type { CommandConfinement, CommandRecord, KilledProcessRecord } from '../reporting/types.js'
+import { messageOf } from '../errors.js'
+import { decideConnection } from '../policy/index.js'
+import type {
+  CommandConfinement,
+  CommandRecord,
+  KilledProcessRecord,
+  RefusedConnectionRecord
+} from '../reporting/types.js'
 import type { CommandWall } from '../wall/command-wall.js'
-import { fetcherIn, noNetworkWarning } from '../wall/command-network.js'
+import {
+  fetcherIn,
+  noNetworkWarning,
+  refusedFetchWarning,
+  refusedWarning
+} from '../wall/command-network.js'
+import { startCommandProxy, type CommandProxy } from '../wall/command-proxy.js'
 import { commandMark, sweepMarked, type MarkedStep } from '../wall/process-sweep.js'
 import type { RunInput } from './fold.js'
 import type { Logger } from './log.js'
@@ -99,8 +115,9 @@ function runCommand(
         ? 'unconfined'
         : 'sandboxed'
   const wall = how === 'sandboxed' ? confinement?.wall : undefined
+  const number = ++sequence
   const mark =
-    confinement?.mark === undefined ? undefined : commandMark(confinement.mark, phase, ++sequence)
+    confinement?.mark === undefined ? undefined : commandMark(confinement.mark, phase, number)
   const killedAfter = (
     found: ReadonlyArray<{ pid: number; commandLine: string; step: MarkedStep }>,
     inWall: boolean
@@ -121,33 +138,71 @@ function runCommand(
   return log.group(`${phase}: ${redact(command)}`, async () => {
     log.info(confinementLine(how, wall))
     // behind a wall without network, a command that downloads fails or hangs: said before it runs
-    const fetcher = wall?.network === 'none' ? fetcherIn(command) : undefined
-    if (fetcher !== undefined) log.warning(redact(noNetworkWarning(phase, command, fetcher)))
-    const ran = await runShellCommand(
-      { phase, command },
-      {
-        api: options.api,
-        sessionId,
-        workingDirectory: options.workingDirectory,
-        scratchDir: options.scratchDir,
-        timeoutMs: options.timeoutMs,
-        signal: options.signal,
-        onLine: (line) => log.info(line),
-        redact,
-        protectedGroups: options.protectedGroups,
-        ...(wall === undefined ? {} : { wall }),
-        ...(mark === undefined ? {} : { mark }),
-        onLeftovers: (found, inWall) =>
-          killedAfter(
-            found.map((p) => ({ ...p, step: phase })),
-            inWall
-          )
+    const fetcher = wall === undefined ? undefined : fetcherIn(command)
+    if (fetcher !== undefined && wall?.network === 'none') {
+      log.warning(redact(noNetworkWarning(phase, command, fetcher)))
+    }
+    // behind the proxy, one that downloads from a host the url rules refuse
+    if (fetcher?.host !== undefined && wall?.proxyRules !== undefined) {
+      const decision = decideConnection(wall.proxyRules, { host: fetcher.host, port: 443 })
+      if (!decision.allowed) {
+        log.warning(redact(refusedFetchWarning(phase, command, fetcher, decision.reason)))
       }
-    )
+    }
+    const proxy =
+      wall?.network === 'proxy'
+        ? await startProxy(
+            wall,
+            path.join(options.scratchDir, `net-${process.pid}-${number}.sock`),
+            phase,
+            command,
+            options
+          )
+        : undefined
+    let ran: CommandRecord
+    let refused: RefusedConnectionRecord[] = []
+    let refusedMore = 0
+    try {
+      ran = await runShellCommand(
+        { phase, command },
+        {
+          api: options.api,
+          sessionId,
+          workingDirectory: options.workingDirectory,
+          scratchDir: options.scratchDir,
+          timeoutMs: options.timeoutMs,
+          signal: options.signal,
+          onLine: (line) => log.info(line),
+          redact,
+          protectedGroups: options.protectedGroups,
+          ...(wall === undefined ? {} : { wall }),
+          ...(proxy === undefined ? {} : { proxySocket: proxy.socketPath }),
+          ...(mark === undefined ? {} : { mark }),
+          onLeftovers: (found, inWall) =>
+            killedAfter(
+              found.map((p) => ({ ...p, step: phase })),
+              inWall
+            )
+        }
+      )
+    } finally {
+      if (proxy !== undefined) {
+        refused = proxy.refused().map((r) => ({
+          target: redact(r.target),
+          reason: redact(r.reason),
+          attempts: r.attempts
+        }))
+        refusedMore = proxy.refusedBeyond()
+        await proxy.close()
+      }
+    }
+    const network = wall === undefined ? undefined : proxy === undefined ? 'none' : 'proxy'
     const record: CommandRecord = {
       ...ran,
       confinement: how,
-      ...(wall === undefined ? {} : { network: wall.network })
+      ...(network === undefined ? {} : { network }),
+      ...(refused.length > 0 ? { refused } : {}),
+      ...(refusedMore > 0 ? { refusedMore } : {})
     }
     options.record({ type: 'command', record })
     if (mark !== undefined && confinement?.mark !== undefined) {
@@ -162,11 +217,38 @@ function runCommand(
   })
 }
 
+/** The command's proxy, or undefined (said in the log) when it cannot start: then no network. */
+async function startProxy(
+  wall: CommandWall,
+  socketPath: string,
+  phase: Phase,
+  command: string,
+  options: Pick<CommandsOptions, 'log' | 'redact'>
+): Promise<CommandProxy | undefined> {
+  if (wall.proxyRules === undefined) return undefined
+  const { log, redact } = options
+  try {
+    return await startCommandProxy({
+      socketPath,
+      network: wall.proxyRules,
+      // once per host and port: the proxy counts the others
+      onRefused: (r) => log.warning(redact(refusedWarning(phase, command, r.target, r.reason)))
+    })
+  } catch (error) {
+    log.warning(
+      redact(
+        `The network proxy of the ${phase} command could not start (${messageOf(error)}): it runs without network.`
+      )
+    )
+    return undefined
+  }
+}
+
 /** What the log says of how a command runs. */
 export function confinementLine(how: CommandConfinement, wall: CommandWall | undefined): string {
   switch (how) {
     case 'sandboxed':
-      return `Runs behind the OS sandbox: writes only the workspace (its protected paths read-only), sees no HOME, RUNNER_TEMP or runner files, its own /tmp and processes; ${wall?.network === 'shared' ? "network: the runner's, every host (the policy's url rules allow some host, and the wall cannot hold a command to them)" : 'no network'}`
+      return `Runs behind the OS sandbox: writes only the workspace (its protected paths read-only), sees no HOME, RUNNER_TEMP or runner files, its own /tmp and processes; ${wall?.network === 'proxy' ? "network: only the hosts the policy's url rules allow, through the action's proxy (never the runner's loopback, local network or cloud metadata unless a rule names the address)" : 'no network'}`
     case 'unconfined':
       return "Runs UNCONFINED, as the workflow's own process: the input unconfined-commands names it"
     case 'no-sandbox':

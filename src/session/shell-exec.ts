@@ -50,6 +50,8 @@ export interface ShellRunOptions {
   protectedGroups: number[]
   /** Run the command behind this wall (absent: as the CLI's own child, unconfined). */
   wall?: CommandWall
+  /** The socket of the proxy for this command (the wall's network `proxy`): bound into the wall. */
+  proxySocket?: string
   /** The command's process mark (wall/process-sweep.ts `commandMark`). */
   mark?: string
   /**
@@ -86,7 +88,13 @@ export async function runShellCommand(
       ? `bash ${q(files.script)}`
       : [
           options.wall.bwrap,
-          ...commandWallArgs(options.wall, spec.command, options.workingDirectory, MACHINE)
+          ...commandWallArgs(
+            options.wall,
+            spec.command,
+            options.workingDirectory,
+            MACHINE,
+            options.proxySocket
+          )
         ]
           .map(shellQuote)
           .join(' ')

@@ -1,10 +1,13 @@
 /**
- * Setup and verify commands that need the network, behind a wall that gives them none.
+ * Setup and verify commands that need the network, behind a wall that gives them none, or only
+ * the hosts the policy's url rules allow.
  *
  * Behind the command wall (command-wall.ts) a command has no network unless the policy's url
- * rules allow some host. A policy such as `extends: ci-fix` with no url rule makes `npm ci` fail
+ * rules allow some host, and then only those hosts, through the action's proxy
+ * (command-proxy.ts). A policy such as `extends: ci-fix` with no url rule makes `npm ci` fail
  * or, worse, retry until `command-timeout-seconds`. So before such a command runs the action says
- * so, and when a command without network fails, its failure says what to change.
+ * so (and before one that downloads from a host the rules refuse), when a command without network
+ * fails, its failure says what to change, and each host the proxy refuses is named with the fix.
  *
  * What counts as "obviously fetches" is kept small and principled: the install and fetch
  * subcommands of package managers (language and system), URL fetchers, and git's commands that
@@ -192,13 +195,53 @@ export function fetcherIn(line: string): Fetcher | undefined {
   return undefined
 }
 
-/** The fix, in words: a url rule for the host (then every host), or `unconfined-commands`. */
+/** The fix, in words: a url rule for the host (`host:port` off 80 and 443), or `unconfined-commands`. */
 function fix(host: string | undefined): string {
   const rule =
     host === undefined
       ? 'a `url` allow rule for the host it downloads from'
       : `a \`url\` allow rule for \`${host}\` (\`- { decision: allow, url: ["${host}"] }\`)`
-  return `${rule} in the policy (the setup and verify commands then get the runner's whole network, every host, not only that one), or name the command in the input \`unconfined-commands\``
+  return `${rule} in the policy (the setup and verify commands then reach the hosts the url allow rules match, through the action's proxy, and no other), or name the command in the input \`unconfined-commands\``
+}
+
+/** What a url rule names for `host:port`: the host alone on 80 and 443. */
+function ruleTarget(target: string): string {
+  const match = /^(.*):(\d+)$/.exec(target)
+  if (match?.[1] === undefined) return target
+  return match[2] === '443' || match[2] === '80' ? match[1] : target
+}
+
+/** The warning when the proxy refuses a command a host and port (once per target). */
+export function refusedWarning(
+  phase: 'setup' | 'verify',
+  command: string,
+  target: string,
+  reason: string
+): string {
+  return `The network proxy refused the ${phase} command \`${command}\` a connection to ${target}: ${reason}. If it needs it: ${fix(ruleTarget(target))}.`
+}
+
+/** The warning before a command that downloads from a host the url rules refuse. */
+export function refusedFetchWarning(
+  phase: 'setup' | 'verify',
+  command: string,
+  fetcher: Fetcher,
+  reason: string
+): string {
+  return `The ${phase} command \`${command}\` downloads (\`${fetcher.what}\`) from ${fetcher.host ?? 'a host'}, which the network proxy will refuse (${reason}). Fix: ${fix(fetcher.host)}.`
+}
+
+/** What a failed command adds when the proxy refused it hosts: which, and the fix. */
+export function refusedHint(c: {
+  refused?: ReadonlyArray<{ target: string; reason: string }>
+  refusedMore?: number
+}): string | undefined {
+  const refused = c.refused ?? []
+  const first = refused[0]
+  if (first === undefined) return undefined
+  const more = (c.refusedMore ?? 0) + refused.length - 1
+  const rest = more > 0 ? ` and ${more} other${more === 1 ? '' : 's'}` : ''
+  return `The network proxy refused it ${first.target} (${first.reason})${rest}. If it needs them: ${fix(ruleTarget(first.target))}.`
 }
 
 /** The warning before a command that obviously fetches runs without network. */
@@ -220,7 +263,23 @@ export function noNetworkHint(command: string): string {
   if (fetcher !== undefined) {
     return `It ran behind the OS sandbox without network (the policy's url rules allow no host), and \`${fetcher.what}\` downloads. Fix: ${fix(fetcher.host)}.`
   }
-  return "It ran without network (no url rule allows a host): if it needs one, allow its host with a `url` rule (the setup and verify commands then get the runner's whole network) or name it in `unconfined-commands`."
+  return "It ran without network (no url rule allows a host): if it needs one, allow its host with a `url` rule (the setup and verify commands then reach the hosts the url rules allow, through the action's proxy) or name it in `unconfined-commands`."
+}
+
+/**
+ * What a failed command's record adds of its network: that it had none, or the hosts the proxy
+ * refused it; undefined when neither.
+ */
+export function networkHint(c: {
+  command: string
+  confinement?: string
+  network?: string
+  refused?: ReadonlyArray<{ target: string; reason: string }>
+  refusedMore?: number
+}): { kind: 'offline' | 'refused'; text: string } | undefined {
+  if (ranWithoutNetwork(c)) return { kind: 'offline', text: noNetworkHint(c.command) }
+  const refused = refusedHint(c)
+  return refused === undefined ? undefined : { kind: 'refused', text: refused }
 }
 
 /** Whether a command's record says it ran without network: behind the wall, network `none`. */

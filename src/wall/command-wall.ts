@@ -10,10 +10,16 @@
  * with the command: a `setsid` or double-forked child dies when the command returns. It nests
  * inside an outer bubblewrap that makes no PID namespace (measured, bubblewrap 0.8).
  *
+ * The network namespace is always its own (`--unshare-net`: loopback only). When the policy's url
+ * rules allow some host, the action's proxy (command-proxy.ts) listens on a unix socket bound into
+ * the wall, and WALL_SCRIPT starts a forwarder on 127.0.0.1 inside (perl, which Debian and Ubuntu
+ * always have: perl-base is Essential) and points the command's proxy variables at it: the
+ * command reaches the allowed hosts through the proxy, and nothing else.
+ *
  * Pure: the facts of the machine (what is at a path) come in as arguments.
  */
 import path from 'node:path'
-import type { SandboxFilesystem, SandboxNetwork } from '../policy/index.js'
+import type { CommandNetwork, SandboxFilesystem } from '../policy/index.js'
 
 /** What the wall around a setup or verify command is built from. */
 export interface CommandWall {
@@ -22,11 +28,12 @@ export interface CommandWall {
   /** The policy's sandbox filesystem (sandboxConfig.userPolicy.filesystem). */
   filesystem: SandboxFilesystem
   /**
-   * `none`: a private network namespace (loopback only, inside the wall). `shared`: the runner's
-   * network: the policy's url rules allow some host, and the action cannot hold the commands to
-   * those hosts (no proxy of its own), so every host is reachable, loopback included.
+   * `none`: a private network namespace (loopback only, inside the wall): no url rule allows a
+   * host. `proxy`: the same, and the action's proxy, which lets through what `proxyRules` allow.
    */
-  network: 'none' | 'shared'
+  network: 'none' | 'proxy'
+  /** What the proxy lets through (network `proxy`). */
+  proxyRules?: CommandNetwork
   /** Directories of the command's PATH: bound read-only where nothing else binds them. */
   pathDirs: readonly string[]
 }
@@ -55,8 +62,11 @@ export const SYSTEM_PATHS = [
   '/nix/store'
 ]
 
-/** Where resolv.conf points on systemd hosts (GitHub's Ubuntu runners): for DNS, network only. */
-export const RESOLVER_PATHS = ['/run/systemd/resolve']
+/**
+ * Where the proxy's socket is inside the wall (the wall's root is its own tmpfs: nothing else is
+ * there), whatever its path on the host.
+ */
+export const PROXY_SOCKET_IN_WALL = '/run/autopilot/network.sock'
 
 /** The namespaces and lifetime every walled command gets. */
 const ISOLATION = [
@@ -65,6 +75,8 @@ const ISOLATION = [
   '--unshare-ipc',
   '--unshare-uts',
   '--unshare-cgroup-try',
+  // loopback only: the proxy's socket is the way out, where there is one
+  '--unshare-net',
   '--die-with-parent',
   // no TIOCSTI into a terminal outside the wall
   '--new-session'
@@ -86,10 +98,12 @@ function depth(p: string): number {
 
 /**
  * The bubblewrap arguments (without the executable) that run `command` with `bash -c` in
- * `cwd` behind the wall (through WALL_SCRIPT, which names on fd 3 what it left running): the root an empty tmpfs; the system read-only; the sandbox's read-write
- * paths bound read-write, its read-only paths read-only, its denied paths empty (a private tmpfs
- * for a directory; /dev/null for a file, where something above it is bound); a private /proc
- * (its own PID namespace) and /dev; no network unless `wall.network` is `shared`.
+ * `cwd` behind the wall (through WALL_SCRIPT, which names on fd 3 what it left running): the root
+ * an empty tmpfs; the system read-only; the sandbox's read-write paths bound read-write, its
+ * read-only paths read-only, its denied paths empty (a private tmpfs for a directory; /dev/null
+ * for a file, where something above it is bound); a private /proc (its own PID namespace) and
+ * /dev; its own network namespace, and `proxySocket` (the action's proxy for this command, where
+ * `wall.network` is `proxy`) bound at PROXY_SOCKET_IN_WALL.
  *
  * Mounts go parents first, so a more specific path wins over its parent either way (the
  * workspace read-write inside a read-only /tmp; `.github` read-only inside the workspace).
@@ -98,7 +112,8 @@ export function commandWallArgs(
   wall: CommandWall,
   command: string,
   cwd: string,
-  facts: WallFacts
+  facts: WallFacts,
+  proxySocket?: string
 ): string[] {
   const { filesystem } = wall
   const mounts: Mount[] = []
@@ -119,8 +134,7 @@ export function commandWallArgs(
   for (const p of filesystem.readonlyPaths) {
     if (facts.entry(p) !== undefined) add({ kind: 'ro', path: path.resolve(p) })
   }
-  const system = [...SYSTEM_PATHS, ...(wall.network === 'shared' ? RESOLVER_PATHS : [])]
-  for (const p of system) {
+  for (const p of SYSTEM_PATHS) {
     const target = facts.link(p)
     if (target !== undefined) add({ kind: 'symlink', path: p, target })
     else if (facts.entry(p) !== undefined) add({ kind: 'ro', path: p })
@@ -139,7 +153,7 @@ export function commandWallArgs(
     p === '/dev' ||
     p === '/proc' ||
     mounts.some((m) => (m.kind === 'ro' || m.kind === 'rw') && m.path !== p && within(m.path, p))
-  const args = [...ISOLATION, ...(wall.network === 'none' ? ['--unshare-net'] : [])]
+  const args = [...ISOLATION]
   args.push('--tmpfs', '/', '--proc', '/proc', '--dev', '/dev')
   const ordered = [...mounts].sort((a, b) => depth(a.path) - depth(b.path))
   for (const mount of ordered) {
@@ -164,27 +178,103 @@ export function commandWallArgs(
         break
     }
   }
+  const proxied = wall.network === 'proxy' && proxySocket !== undefined
+  // last: no mount above hides it
+  if (proxied) args.push('--ro-bind', proxySocket, PROXY_SOCKET_IN_WALL)
   args.push('--chdir', cwd, '--', 'bash', '-c', WALL_SCRIPT, 'wall', command)
+  if (proxied) args.push(PROXY_SOCKET_IN_WALL, FORWARDER)
   return args
 }
 
 /**
- * What runs inside the wall: the command (`$1`), then every process it left running in the wall's
- * PID namespace is named on file descriptor 3 (`pid<TAB>command line`, pids as the wall numbers
- * them) and killed; the command's exit code is the wall's. Bash builtins only: the listing starts
- * no process of its own. The kernel ends whatever is left with the namespace in any case.
+ * The forwarder inside the wall (perl, modules of perl-base only): listens on 127.0.0.1 at a port
+ * of its choosing and joins each connection to the proxy's socket (its argument). It prints
+ * `<pid> <port>` and goes on in the background as the leader of its own session: its connections'
+ * processes are of that session, which WALL_SCRIPT leaves out of the processes it names.
+ */
+export const FORWARDER = [
+  'use IO::Socket::INET; use IO::Socket::UNIX; use POSIX ();',
+  'my $path = shift @ARGV;',
+  'my $listen = IO::Socket::INET->new(LocalAddr => "127.0.0.1", LocalPort => 0, Proto => "tcp", Listen => 128, ReuseAddr => 1) or exit 1;',
+  'my $pid = fork; exit 1 unless defined $pid;',
+  'if ($pid) { print "$pid ", $listen->sockport, "\n"; exit 0 }',
+  'POSIX::setsid();',
+  'open STDIN, "<", "/dev/null"; open STDOUT, ">", "/dev/null"; open STDERR, ">", "/dev/null";',
+  '$SIG{CHLD} = "IGNORE"; $SIG{PIPE} = "IGNORE";',
+  'sub pump { my ($from, $to) = @_; my $buf;',
+  '  while (1) { my $n = sysread $from, $buf, 65536; last unless $n; my $off = 0;',
+  '    while ($off < $n) { my $w = syswrite $to, $buf, $n - $off, $off; return unless defined $w; $off += $w } }',
+  '  shutdown $to, 1 }',
+  'while (1) {',
+  '  my $client = $listen->accept or do { select undef, undef, undef, 0.05; next };',
+  '  my $child = fork; if (!defined $child || $child) { close $client; next }',
+  '  close $listen;',
+  '  my $up = IO::Socket::UNIX->new(Peer => $path) or exit 0;',
+  '  my $back = fork; exit 0 unless defined $back;',
+  '  if ($back == 0) { pump($up, $client); exit 0 }',
+  '  pump($client, $up); exit 0',
+  '}'
+].join('\n')
+
+/** What the command's clients are told of the proxy (`$port`: the forwarder's). */
+const PROXY_VARIABLES = [
+  'HTTP_PROXY',
+  'HTTPS_PROXY',
+  'ALL_PROXY',
+  'http_proxy',
+  'https_proxy',
+  'all_proxy',
+  // npm and pnpm read their proxy configuration from these too (over a project .npmrc)
+  'npm_config_proxy',
+  'npm_config_https_proxy'
+]
+
+/**
+ * Loopback inside the wall is the command's own (its test servers): never through the proxy,
+ * which would take it for the runner's. Nothing else is left out.
+ */
+export const NO_PROXY = 'localhost,127.0.0.1,::1'
+
+/**
+ * What runs inside the wall: with a proxy socket (`$2`), the forwarder (`$3`) started and the proxy
+ * variables exported; the command (`$1`); then every process it left running in the wall's PID
+ * namespace, but the forwarder's, is named on file descriptor 3 (`pid<TAB>command line`, pids as
+ * the wall numbers them) and killed; the command's exit code is the wall's. The listing uses bash
+ * builtins only: it starts no process of its own. The kernel ends whatever is left with the
+ * namespace in any case.
  */
 export const WALL_SCRIPT = [
+  'fwd=',
+  'if [ -n "${2-}" ]; then',
+  '  started=$(PERL5OPT= PERL5LIB= PERLLIB= perl -e "$3" "$2" 2>/dev/null 3>&- < /dev/null)',
+  '  if [[ "$started" =~ ^([0-9]+)[[:space:]]([0-9]+)$ ]]; then',
+  '    fwd=${BASH_REMATCH[1]}',
+  '    proxy=http://127.0.0.1:${BASH_REMATCH[2]}',
+  `    export ${PROXY_VARIABLES.map((v) => `${v}=$proxy`).join(' ')}`,
+  `    export NO_PROXY=${NO_PROXY} no_proxy=${NO_PROXY} NODE_USE_ENV_PROXY=1`,
+  '  else',
+  '    echo "The OS sandbox could not start its network forwarder (it needs perl on PATH): this command has no network." >&2',
+  '  fi',
+  'fi',
   'bash -c "$1"',
   'code=$?',
   'for d in /proc/[0-9]*; do',
   '  p=${d#/proc/}',
   '  if [ "$p" = 1 ] || [ "$p" = $$ ]; then continue; fi',
+  '  if [ -n "$fwd" ]; then',
+  '    stat=',
+  '    read -r stat 2>/dev/null < "$d/stat"',
+  '    rest=${stat##*) }',
+  '    fields=($rest)',
+  // the forwarder and its connections: its session
+  '    if [ "${fields[3]-}" = "$fwd" ]; then continue; fi',
+  '  fi',
   '  args=()',
   '  mapfile -d "" -t args 2>/dev/null < "$d/cmdline"',
   '  printf "%s\\t%s\\n" "$p" "${args[*]}" 2>/dev/null >&3',
   '  kill -9 "$p" 2>/dev/null',
   'done',
+  'if [ -n "$fwd" ]; then kill -9 -- "-$fwd" 2>/dev/null; fi',
   'exit $code'
 ].join('\n')
 
@@ -211,7 +301,9 @@ export function shellQuote(value: string): string {
   return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`
 }
 
-/** The policy's network as the wall can hold it: no host allowed, no network; any, all. */
-export function wallNetwork(network: SandboxNetwork): CommandWall['network'] {
-  return network.allowOutbound ? 'shared' : 'none'
+/** The wall's network under the policy's url rules: the proxy when they allow some host. */
+export function wallNetwork(
+  network: CommandNetwork | undefined
+): Pick<CommandWall, 'network' | 'proxyRules'> {
+  return network === undefined ? { network: 'none' } : { network: 'proxy', proxyRules: network }
 }

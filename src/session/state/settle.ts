@@ -8,7 +8,7 @@ import type { RunStatus } from '../../reporting/types.js'
 import { formatMinutes } from '../../text/safe-text.js'
 import { aiCreditsOf, formatCredits } from '../../reporting/credits.js'
 import { nanoAiuUsed } from './metrics.js'
-import { noNetworkHint, ranWithoutNetwork } from '../../wall/command-network.js'
+import { networkHint } from '../../wall/command-network.js'
 /**
  * Whether the run should stop waiting for the agent, and why: it went idle, the session
  * reported an error, or the sandbox the run passed to the CLI did not engage (in any mode: the
@@ -151,8 +151,8 @@ export function settle(state: RunState): Settled {
       const what = failed
         ? `Setup command \`${failed.command}\` ${failed.timedOut ? `timed out after ${minutes(state.options.commandTimeoutMs ?? failed.durationMs)}` : `failed with exit code ${failed.exitCode ?? 'none'}`}`
         : 'A setup command failed'
-      const hint =
-        failed !== undefined && ranWithoutNetwork(failed) ? ` ${noNetworkHint(failed.command)}` : ''
+      const network = failed === undefined ? undefined : networkHint(failed)
+      const hint = network === undefined ? '' : ` ${network.text}`
       return {
         status: 'failed',
         error: { message: `${what}; the agent was not started.${hint}`, type: 'setup-command' }
@@ -168,8 +168,10 @@ export function settle(state: RunState): Settled {
               (c.exitCode !== 0 || c.timedOut)
           )
           const names = failed.map((c) => `\`${c.command}\``).join(', ')
-          const offline = failed.find(ranWithoutNetwork)
-          const hint = offline === undefined ? '' : ` ${noNetworkHint(offline.command)}`
+          // without network, else refused hosts: the first failed command that says either
+          const hints = failed.flatMap((c) => networkHint(c) ?? [])
+          const network = hints.find((h) => h.kind === 'offline') ?? hints[0]
+          const hint = network === undefined ? '' : ` ${network.text}`
           return {
             status: 'verify-failed',
             error: {
