@@ -38,6 +38,7 @@ import { manEffects, pagerEffects, rgEffects } from './pagers.js'
 import { pipEffects, pythonEffects } from './pip.js'
 import { COMPLETE_TABLE, GETOPT_REFUSES, type Program } from './program.js'
 import { SED_ROWS, sedEffects } from './sed.js'
+import { tscEffects } from './tsc.js'
 import { ENV_ROWS, OPAQUE_RUNNERS, runs, SHELLS, XARGS_ROWS } from './wrappers.js'
 
 const getopt = { allowed: true, reason: GETOPT_REFUSES } as const
@@ -470,6 +471,26 @@ export const PROGRAMS: readonly Program[] = [
       ['npm test', 'allow'],
       ['npm --prefix .github install', 'deny', 'workflows'],
       ['npm --script-shell=sh run x', 'deny', 'runs-code']
+    ]
+  },
+  {
+    names: ['tsc'],
+    unknownOptions: {
+      allowed: true,
+      reason:
+        'tsc refuses an option it does not know before it compiles or writes (only ' +
+        '--generateCpuProfile starts first, and it is read wherever it stands); such an option ' +
+        'takes no value, so the words after it are read as usual'
+    },
+    effects: tscEffects,
+    examples: [
+      ['tsc --noEmit', 'allow'],
+      ['tsc --outDir src/out', 'allow'],
+      ['tsc -outdir .github/x', 'deny', 'workflows'],
+      ['npx tsc --noEmit --generateCpuProfile .github/x', 'deny', 'workflows'],
+      ['tsc --noEmit -p ../outside/tsconfig.json', 'deny', 'reads-unknown'],
+      ['tsc --noEmit @args.txt', 'deny', 'dynamic-argument'],
+      ['tsc -b --clean', 'deny', 'writes-unknown']
     ]
   },
   {
