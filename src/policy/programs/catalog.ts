@@ -12,15 +12,8 @@ import { curlEffects, wgetEffects } from './curl-wget.js'
 import { chmodEffects, ddEffects, patchEffects, targetsEffects } from './files.js'
 import { findEffects, findRuns } from './find.js'
 import { gitEffects } from './git.js'
-import {
-  cargoEffects,
-  gemEffects,
-  goEffects,
-  gradleEffects,
-  makeEffects,
-  mavenEffects,
-  pytestEffects
-} from './builds.js'
+import { goEffects } from './go.js'
+import { cargoEffects, gemEffects, gradleEffects, makeEffects, mavenEffects } from './builds.js'
 import { jqEffects, yqEffects } from './jq-yq.js'
 import { perlEffects } from './perl.js'
 import {
@@ -37,6 +30,7 @@ import { npmEffects } from './npm.js'
 import { manEffects, pagerEffects, rgEffects } from './pagers.js'
 import { pipEffects, pythonEffects } from './pip.js'
 import { COMPLETE_TABLE, GETOPT_REFUSES, type Program } from './program.js'
+import { pytestEffects } from './pytest.js'
 import { SED_ROWS, sedEffects } from './sed.js'
 import { tscEffects } from './tsc.js'
 import { ENV_ROWS, OPAQUE_RUNNERS, runs, SHELLS, XARGS_ROWS } from './wrappers.js'
@@ -162,6 +156,7 @@ export const PROGRAMS: readonly Program[] = [
       ['gem install x --install-dir vendor/gems', 'deny', 'default'],
       ['gem install x --install-dir .github', 'deny', 'workflows'],
       ['gem install --user-install x', 'deny', 'writes-unknown'],
+      ['gem build x.gemspec -o .github/x.gem', 'deny', 'workflows'],
       ['gem list', 'allow']
     ]
   },
@@ -173,6 +168,8 @@ export const PROGRAMS: readonly Program[] = [
       ['cargo build', 'allow'],
       ['cargo install --root .github x', 'deny', 'workflows'],
       ['cargo install x', 'deny', 'writes-unknown'],
+      ['cargo build --target-dir=.github/t', 'deny', 'workflows'],
+      ['cargo test -- --logfile .github/x', 'deny', 'workflows'],
       ['cargo --config \'target.x86_64-unknown-linux-gnu.runner="sh"\' test', 'deny', 'runs-code']
     ]
   },
@@ -184,6 +181,9 @@ export const PROGRAMS: readonly Program[] = [
       ['go test ./...', 'allow'],
       ['go install example.com/x@latest', 'deny', 'writes-unknown'],
       ['go build -o .github/x .', 'deny', 'workflows'],
+      ['go test -coverprofile=.github/c.out ./...', 'deny', 'workflows'],
+      ['go test ./... -args -test.cpuprofile .github/x', 'deny', 'workflows'],
+      ['go build -ldflags=-extld=./x .', 'deny', 'runs-code'],
       ['go test -exec sh ./...', 'deny', 'runs-code']
     ]
   },
@@ -208,7 +208,9 @@ export const PROGRAMS: readonly Program[] = [
       ['mvn -DskipTests package', 'allow'],
       ['mvn -Dexec.executable=sh exec:exec', 'deny', 'runs-code'],
       ['mvn -DargLine=-javaagent:x.jar test', 'deny', 'runs-code'],
-      ['mvn -s settings.xml test', 'deny', 'runs-code']
+      ['mvn -s settings.xml test', 'deny', 'runs-code'],
+      ['mvn -ssettings.xml test', 'deny', 'runs-code'],
+      ['mvn -l .github/x test', 'deny', 'workflows']
     ]
   },
   {
@@ -219,7 +221,8 @@ export const PROGRAMS: readonly Program[] = [
       ['gradle test', 'allow'],
       ['gradle -I init.gradle build', 'deny', 'runs-code'],
       ['gradlew --init-script=x.gradle build', 'deny', 'runs-code'],
-      ['gradle -b other/build.gradle test', 'deny', 'runs-code']
+      ['gradle -b other/build.gradle test', 'deny', 'runs-code'],
+      ['gradle test --scan', 'deny', 'network']
     ]
   },
   {
@@ -233,7 +236,11 @@ export const PROGRAMS: readonly Program[] = [
       ['pytest -o addopts=-pevil', 'deny', 'runs-code'],
       ['pytest --junitxml=src/report.xml', 'allow'],
       ['pytest --junit-xml=.github/workflows/ci.yml', 'deny'],
-      ['pytest --log-file ../outside/log tests', 'deny']
+      ['pytest --log-file ../outside/log tests', 'deny'],
+      ['pytest --debug .github/x tests', 'deny', 'workflows'],
+      ['pytest --basetemp=src/tmp', 'allow'],
+      ['pytest -o cache_dir=.github/c', 'deny', 'workflows'],
+      ['pytest --pastebin=all', 'deny', 'network']
     ]
   },
   {
