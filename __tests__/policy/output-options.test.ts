@@ -156,3 +156,24 @@ describe('maven and gradle: the log file, settings in every spelling, plugin out
     ['gradle test --scan', 'gradle test --offline']
   ])('%s is denied (%s: allowed)', expectPair)
 })
+
+describe('pip, gem, sort and git', () => {
+  it.each([
+    ['pip download -d .github x', 'pip download -d src/dl x'],
+    ['pip download --dest=.github x', 'pip download --dest=src/dl x'],
+    ['pip wheel -w .github x', 'pip wheel -w src/wheels x'],
+    ['pip --cache-dir=.github list', 'pip --cache-dir=src/cache list'],
+    ['pip config set global.target x', 'pip config get global.target'],
+    ['gem build x.gemspec -o .github/x.gem', 'gem build x.gemspec -o src/x.gem'],
+    ['gem build x.gemspec --output=.github/x.gem', 'gem build x.gemspec --output=src/x.gem'],
+    ['gem unpack x --target=.github', 'gem unpack x --target=src/gems'],
+    ['sort -T .github f', 'sort -T src/tmp f'],
+    ['sort --temporary-directory=.github f', 'sort --temporary-directory=src/tmp f'],
+    ['sort -T.github f', 'sort -T src/tmp f'],
+    ['git tag v1.0', 'git tag -l v1.0'],
+    ['git tag -a -m release v1.0', 'git tag --contains HEAD'],
+    ['git tag -d v1.0', 'git tag -n'],
+    ['git tag --del v1.0', 'git tag'],
+    ['git fsck --lost-found', 'git fsck']
+  ])('%s is denied (%s: allowed)', expectPair)
+})

@@ -84,7 +84,8 @@ export const PROGRAMS: readonly Program[] = [
     examples: [
       ['sort src/a.ts', 'allow'],
       ['sort -o .github/x f', 'deny', 'workflows'],
-      ['sort --compress-program=sh f', 'deny', 'runs-code']
+      ['sort --compress-program=sh f', 'deny', 'runs-code'],
+      ['sort -T .github f', 'deny', 'workflows']
     ]
   },
   {
@@ -276,6 +277,8 @@ export const PROGRAMS: readonly Program[] = [
       ['git status', 'allow'],
       ['git diff --output=.github/x', 'deny', 'workflows'],
       ['git ls-remote origin', 'deny', 'network'],
+      ['git tag -l', 'allow'],
+      ['git tag v1.0', 'deny'],
       ['git -c core.pager=sh log', 'deny']
     ]
   },
@@ -511,6 +514,8 @@ export const PROGRAMS: readonly Program[] = [
       ['pip list', 'allow'],
       ['pip install --target src/vendor x', 'allow'],
       ['pip install --target .github x', 'deny', 'workflows'],
+      ['pip download -d .github x', 'deny', 'workflows'],
+      ['pip config set global.index-url https://example.com/simple', 'deny', 'writes-unknown'],
       ['pip install --user x', 'deny', 'writes-unknown'],
       ['pip install --prefix=/srv x', 'deny', 'outside-workspace'],
       ['pip install --index-url https://example.com/simple x', 'deny']
