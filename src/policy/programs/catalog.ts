@@ -30,6 +30,7 @@ import { npmEffects } from './npm.js'
 import { manEffects, pagerEffects, rgEffects } from './pagers.js'
 import { pipEffects, pythonEffects } from './pip.js'
 import { COMPLETE_TABLE, GETOPT_REFUSES, type Program } from './program.js'
+import { checksumEffects, DATE_ROWS, dateEffects } from './printing.js'
 import { pytestEffects } from './pytest.js'
 import { SED_ROWS, sedEffects } from './sed.js'
 import { tscEffects } from './tsc.js'
@@ -263,6 +264,40 @@ export const PROGRAMS: readonly Program[] = [
     unknownOptions: getopt,
     effects: csplitEffects,
     examples: [['csplit -f .github/x f 3', 'deny', 'workflows']]
+  },
+  {
+    names: ['date'],
+    options: DATE_ROWS,
+    unknownOptions: getopt,
+    effects: dateEffects,
+    examples: [
+      ['date', 'allow'],
+      ['date -u +%Y-%m-%dT%H:%M:%SZ', 'allow'],
+      ['date -s 2030-01-01', 'deny', 'writes-unknown'],
+      ['date 010100002030', 'deny', 'writes-unknown'],
+      ['date -j -f %s 0 +%F', 'allow']
+    ]
+  },
+  {
+    names: [
+      'sha256sum',
+      'sha1sum',
+      'sha224sum',
+      'sha384sum',
+      'sha512sum',
+      'md5sum',
+      'b2sum',
+      'cksum',
+      'shasum'
+    ],
+    unknownOptions: getopt,
+    effects: checksumEffects,
+    examples: [
+      ['sha256sum src/a.ts', 'allow'],
+      ['sha256sum -c sums.txt', 'deny', 'reads-unknown'],
+      ['md5sum --check sums.txt', 'deny', 'reads-unknown'],
+      ['shasum -a 256 src/a.ts', 'allow']
+    ]
   },
   {
     names: ['git'],
