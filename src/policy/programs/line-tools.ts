@@ -6,6 +6,7 @@ import {
   dyn,
   fileWrite,
   globDirectory,
+  joinPath,
   lit,
   problem,
   readsUnknown,
@@ -47,9 +48,9 @@ export function sortEffects(words: readonly ShellWord[], name: string): CommandE
   const parsed = parseOptions(words, SORT)
   const out = unknownWords(parsed, name, 'an option that writes a file or runs a program (-o)')
   for (const file of values(parsed, 'output')) out.push(fileWrite(`${name} -o`, file))
-  // its temporary files, in that directory
+  // its temporary files (sortXXXXXX), in that directory
   for (const dir of values(parsed, 'temporary-directory')) {
-    out.push(fileWrite(`${name} -T`, dir, true))
+    out.push(fileWrite(`${name} -T`, dir.literal ? joinPath(dir, 'sortXXXXXX') : dir))
   }
   if (has(parsed, 'files0-from')) {
     out.push(
