@@ -25,8 +25,8 @@ const NARROW = `version: 1
 rules:
   - id: tools
     decision: allow
-    shell: ["npx tsc --noEmit *", "npx tsc *", "npx -y tsc *", "npx -- tsc *", "tsc *",
-            "node_modules/.bin/tsc *", "pnpm exec tsc *", "pnpm tsc *", "yarn tsc *",
+    shell: ["npx tsc --noEmit *", "npx tsc *", "npx -y tsc *", "npx -- tsc *", "npx tsc@5 *",
+            "tsc *", "node_modules/.bin/tsc *", "pnpm exec tsc *", "pnpm tsc *", "yarn tsc *",
             "yarn run tsc *", "npm exec *", "npm x *", "env *", "timeout *"]
   - { id: edits, decision: allow, write: ["**"] }
   - id: protected
@@ -159,6 +159,7 @@ describe('tsc writes where its output options point', () => {
     ['npm x tsc -- --outDir .github', 'npm x tsc -- --outDir src/out'],
     ['npx -y tsc --outDir .github', 'npx -y tsc --outDir src/out'],
     ['npx -- tsc --outDir .github', 'npx -- tsc --outDir src/out'],
+    ['npx tsc@5 --outDir .github', 'npx tsc@5 --outDir src/out'],
     ['env npx tsc --outDir .github', 'env npx tsc --outDir src/out'],
     [
       'timeout 60 npx tsc --noEmit --generateCpuProfile .github/x',

@@ -9,6 +9,7 @@
  * option's value), each word that may be is read as the program, with the words after it.
  */
 import type { ShellWord } from '../shell-word.js'
+import { lit } from './effects.js'
 import { LEADING_DASHES, UNDERSCORES } from './git.js'
 import { npmArgv, npmCommand } from './npm-argv.js'
 import { NPX_VALUE, pmCommands } from './npm.js'
@@ -30,10 +31,21 @@ export const PM_COMMANDS = new Set(
 
 /** The command lines a package manager's command line runs directly, in every reading. */
 export function packageRunnerCommands(words: readonly ShellWord[], name: string): ShellWord[][] {
-  if (name === 'npx') return npxCommand(words)
-  if (name === 'npm') return npmExecCommands(words)
-  if (name === 'pnpm' || name === 'yarn') return pmRunCommands(words, name)
-  return []
+  const commands =
+    name === 'npx'
+      ? npxCommand(words)
+      : name === 'npm'
+        ? npmExecCommands(words)
+        : name === 'pnpm' || name === 'yarn'
+          ? pmRunCommands(words, name)
+          : []
+  return commands.map(([program, ...args]) => [binary(program as ShellWord), ...args])
+}
+
+/** The program a package spec runs: `tsc@5` and `@scope/tsc@latest` run `tsc`. */
+function binary(word: ShellWord): ShellWord {
+  const m = word.literal ? /^(?:@[^/@]+\/)?([^/@]+)@[^/]*$/.exec(word.text) : null
+  return m === null ? word : lit(m[1] as string)
 }
 
 /** npx [its options] PROGRAM ARGS…: PROGRAM and the words after it are the program's own. */
