@@ -15,7 +15,7 @@ rules:
   - id: tools
     decision: allow
     shell: ["go *", "cargo *", "pytest *", "mvn *", "gradle *", "pip *", "gem *", "sort *",
-            "git *", "timeout *", "nice *"]
+            "git *", "timeout *", "nice *", "patch *", "zip *", "cpio *", "brotli *"]
   - { id: edits, decision: allow, write: ["**"] }
   - id: protected
     decision: deny
@@ -175,5 +175,18 @@ describe('pip, gem, sort and git', () => {
     ['git tag -d v1.0', 'git tag -n'],
     ['git tag --del v1.0', 'git tag'],
     ['git fsck --lost-found', 'git fsck']
+  ])('%s is denied (%s: allowed)', expectPair)
+})
+
+describe('archivers and patch: temporary archives, backups, what an archive names', () => {
+  it.each([
+    ['zip -b .github a.zip f', 'zip -b src/tmp a.zip f'],
+    ['zip --temp-path .github a.zip f', 'zip --temp-path src/tmp a.zip f'],
+    ['cpio -i -F a.cpio', 'cpio -it -F a.cpio'],
+    ['cpio --extract --file=a.cpio', 'cpio --list --file=a.cpio'],
+    ['brotli -o .github/x f', 'brotli -o src/x f'],
+    ['patch -B .github/ src/a.go fix.diff', 'patch -B bak/ src/a.go fix.diff'],
+    ['patch --prefix=scripts/ src/a.go fix.diff', 'patch --prefix=bak/ src/a.go fix.diff'],
+    ['patch -Y .github/ f fix.diff', 'patch -Y bak- f fix.diff']
   ])('%s is denied (%s: allowed)', expectPair)
 })

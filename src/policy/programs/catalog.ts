@@ -3,10 +3,15 @@
  * the reading of unknown options and why, what it does (`effects`) or runs (`runs`), and example
  * command lines that __tests__/policy/programs.test.ts decides.
  */
-import { COMPRESSOR_SUFFIX, compressorEffects, fileEffects, tarEffects } from './archives.js'
+import {
+  COMPRESSOR_SUFFIX,
+  compressorEffects,
+  cpioEffects,
+  fileEffects,
+  tarEffects
+} from './archives.js'
 import { unzipEffects, zipEffects } from './archives.js'
 import { awkEffects } from './awk.js'
-import { cpioListReads } from './file-lists.js'
 import { copyEffects, rsyncEffects, scpEffects } from './copy.js'
 import { curlEffects, wgetEffects } from './curl-wget.js'
 import { chmodEffects, ddEffects, patchEffects, targetsEffects } from './files.js'
@@ -343,10 +348,12 @@ export const PROGRAMS: readonly Program[] = [
   {
     names: ['cpio'],
     unknownOptions: getopt,
-    effects: cpioListReads,
+    effects: cpioEffects,
     examples: [
       ['cpio -t', 'allow'],
-      ['cpio -ov', 'deny', 'reads-unknown']
+      ['cpio -it -F a.cpio', 'allow'],
+      ['cpio -ov', 'deny', 'reads-unknown'],
+      ['cpio -i -F a.cpio', 'deny', 'writes-unknown']
     ]
   },
   {
