@@ -264,10 +264,10 @@ describe('an explicit deny rule', () => {
 
   it("names a preset's rule as the preset's", async () => {
     const p = await compilePolicy('version: 1\nextends: read-only\n', 'p.yml', ws.dir)
-    const d = p.decide(shell('sed -n -i 1p src/a.ts'))
-    expect(d.rule).toBe('read-only/sed-scripts')
+    const d = p.decide(shell('find src -delete'))
+    expect(d.rule).toBe('read-only/find-actions')
     expect(suggestRule(d).note).toBe(
-      'Rule "read-only/sed-scripts" of the built-in preset read-only denies this on purpose and a deny beats any allow, so no rule can allow it while the policy extends read-only.'
+      'Rule "read-only/find-actions" of the built-in preset read-only denies this on purpose and a deny beats any allow, so no rule can allow it while the policy extends read-only.'
     )
   })
 

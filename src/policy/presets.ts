@@ -68,18 +68,10 @@ rules:${HIJACK_VARIABLES}
     decision: deny
     reason: git --output writes a file
     shell: ["git *--output*"]
-  - id: sed-scripts
+  - id: printf-variable
     decision: deny
-    reason: only sed -n with a printing script (1,200p) is read-only; w, W and e write files or run commands, and options such as -i edit in place
-    shell:
-      - "sed -n -*"
-      - "sed -n * -*"
-      - "sed -n *w* *"
-      - "sed -n *W* *"
-      - "sed -n *e* *"
-      - "sed -n *w*p"
-      - "sed -n *W*p"
-      - "sed -n *e*p"
+    reason: printf -v assigns a shell variable, and read-only allows no assignment
+    shell: ["printf -v*"]
   - id: test-variables
     decision: deny
     reason: test -v and -R evaluate array subscripts, which can run commands
@@ -144,10 +136,8 @@ rules:${HIJACK_VARIABLES}
       - "git ls-files *"
       - "git blame *"
       - "git grep *"
-      - "git tag -l"
-      - "git tag -l *"
-      - "git tag --list"
-      - "git tag --list *"
+      - "git tag"
+      - "git tag *"
       - "git --no-pager status"
       - "git --no-pager status *"
       - "git --no-pager diff"
@@ -166,8 +156,26 @@ rules:${HIJACK_VARIABLES}
       - "git --no-pager ls-files *"
       - "git --no-pager blame *"
       - "git --no-pager grep *"
-      - "sed -n *p"
-      - "sed -n *p *"
+      - "git --no-pager tag"
+      - "git --no-pager tag *"
+      - "sed *"
+      - "printf *"
+      - "date"
+      - "date *"
+      - "sha256sum"
+      - "sha256sum *"
+      - "sha1sum"
+      - "sha1sum *"
+      - "sha512sum"
+      - "sha512sum *"
+      - "md5sum"
+      - "md5sum *"
+      - "b2sum"
+      - "b2sum *"
+      - "cksum"
+      - "cksum *"
+      - "shasum"
+      - "shasum *"
       - "nl *"
       - "jq *"
       - "sort"
@@ -210,13 +218,26 @@ tests:
   - { shell: "git --no-pager difftool -x sh", expect: deny, rule: runs-code }
   - { shell: "cd src && sed -n '1,200p' index.ts", expect: allow, rule: read-only-shell }
   - { shell: "cat README.md | sed -n '150,260p'", expect: allow, rule: read-only-shell }
-  - { shell: "sed -n '1w /tmp/x' src/a.ts", expect: deny, rule: sed-scripts }
-  - { shell: "sed -n 1w/tmp/xp", expect: deny, rule: sed-scripts }
-  - { shell: "sed -n '1e id' src/a.ts", expect: deny, rule: sed-scripts }
-  - { shell: "sed -n 's/a/b/w out' src/a.ts", expect: deny, rule: sed-scripts }
-  - { shell: "sed -n -i 1,2p src/a.ts", expect: deny, rule: sed-scripts }
-  - { shell: "sed -n 1,2p src/a.ts --in-place", expect: deny, rule: sed-scripts }
+  - { shell: "sed -n '1w /tmp/x' src/a.ts", expect: deny }
+  - { shell: "sed -n 1w/tmp/xp", expect: deny }
+  - { shell: "sed -n '1e id' src/a.ts", expect: deny, rule: runs-code }
+  - { shell: "sed -n 's/a/b/w out' src/a.ts", expect: deny, rule: default }
+  - { shell: "sed -n -i 1,2p src/a.ts", expect: deny, rule: default }
+  - { shell: "sed -n 1,2p src/a.ts --in-place", expect: deny, rule: default }
   - { shell: "sed -i s/a/b/ src/a.ts", expect: deny, rule: default }
+  - { shell: "sed -f script.sed src/a.ts", expect: deny, rule: runs-code }
+  - { shell: "sed 's/a/b/' src/a.ts", expect: allow, rule: read-only-shell }
+  - { shell: "sed -n '/warning/p' build.log", expect: allow, rule: read-only-shell }
+  - { shell: "printf '%s' a | sort", expect: allow }
+  - { shell: "printf -v x %s a", expect: deny, rule: printf-variable }
+  - { shell: "printf -vx %s a", expect: deny, rule: printf-variable }
+  - { shell: "git tag && git tag -n --contains HEAD", expect: allow }
+  - { shell: "git tag v1.0", expect: deny, rule: default }
+  - { shell: "git tag -d v1.0", expect: deny, rule: default }
+  - { shell: "sha256sum src/a.ts && md5sum src/a.ts", expect: allow }
+  - { shell: "sha256sum -c SHA256SUMS", expect: deny, rule: reads-unknown }
+  - { shell: "date -u +%Y-%m-%d", expect: allow, rule: read-only-shell }
+  - { shell: "date -s 2030-01-01", expect: deny, rule: writes-unknown }
   - { shell: "jq -r '.scripts' package.json", expect: allow, rule: read-only-shell }
   - { shell: "grep -rn TODO src | sort | uniq -c | sort -rn | head", expect: allow }
   - { shell: "sort -o out.txt in.txt", expect: deny, rule: default }

@@ -10,6 +10,7 @@ import {
   dynamicArgument,
   fileWrite,
   isAbsolute,
+  joinPath,
   lit,
   mayBeOption,
   network,
@@ -17,7 +18,7 @@ import {
   write,
   writesUnknown
 } from './effects.js'
-import { fileListReads, zipListReads } from './file-lists.js'
+import { cpioListReads, fileListReads, zipListReads } from './file-lists.js'
 import { type OptionTable, eachWord, has, parseOptions, unknownWords, values } from './options.js'
 
 // ---------------------------------------------------------------------------------------------
@@ -309,6 +310,13 @@ export function zipEffects(words: readonly ShellWord[], name: string): CommandEf
         const value = words[i + 1]
         if (value !== undefined) out.push(fileWrite(`${name} -O`, value))
       }
+      // -b DIR / --temp-path DIR: the temporary archive (ziXXXXXX) is written there
+      if (t === '-b' || t === '--temp-path') {
+        const dir = words[i + 1]
+        if (dir !== undefined) {
+          out.push(fileWrite(`${name} -b`, dir.literal ? joinPath(dir, 'ziXXXXXX') : dir))
+        }
+      }
       return ZIP_VALUE.has(t) ||
         /^-[A-Za-z]*O$/.test(t) ||
         /^--(?:output-file|unzip-command|temp-path|suffixes|password)$/.test(t)
@@ -341,7 +349,9 @@ export const COMPRESSOR_SUFFIX: Readonly<Record<string, string>> = {
   unzstd: '.zst',
   lz4: '.lz4',
   compress: '.Z',
-  uncompress: '.Z'
+  uncompress: '.Z',
+  brotli: '.br',
+  unbrotli: '.br'
 }
 
 /** Short options of the compressors that take the next word as their value. */
@@ -358,7 +368,8 @@ export function compressorEffects(words: readonly ShellWord[], name: string): Co
     '.xz',
     '.zst',
     '.lz4',
-    '.Z'
+    '.Z',
+    '.br'
   ])
   let stdout = false
   let recursive = false
@@ -408,6 +419,70 @@ export function compressorEffects(words: readonly ShellWord[], name: string): Co
     }
     if (file.text.endsWith('.tgz'))
       out.push(fileWrite(name, lit(`${file.text.slice(0, -4)}.tar`, file.tilde)))
+  }
+  return out
+}
+
+// ---------------------------------------------------------------------------------------------
+// cpio
+
+/** cpio's short options that take a value (attached or the next word). */
+const CPIO_VALUE = 'FOIHCEMRD'
+
+/**
+ * cpio: copy-out and pass-through read the names of the files on stdin (cpioListReads);
+ * copy-in (`-i` without `-t`) writes the files the archive names, absolute or with `..`;
+ * copy-out writes its archive (`-O F`, `-F F`; `host:F` through a remote shell);
+ * `--rsh-command` runs a program.
+ */
+export function cpioEffects(words: readonly ShellWord[], name: string): CommandEffect[] {
+  const out = cpioListReads(words, name)
+  const modes = new Set<string>()
+  const archives: ShellWord[] = []
+  for (let i = 1; i < words.length; i++) {
+    const w = words[i] as ShellWord
+    if (!w.literal) {
+      if (mayBeOption(w))
+        out.push(dynamicArgument(name, w, '-i, which writes the files an archive names'))
+      continue
+    }
+    const t = w.text
+    if (t.startsWith('--')) {
+      const [long = '', value] = t.slice(2).split(/=(.*)/s)
+      if ('extract'.startsWith(long) && long.length >= 2) modes.add('i')
+      if ('create'.startsWith(long) && long.length >= 2) modes.add('o')
+      if ('list'.startsWith(long) && long.length >= 2) modes.add('t')
+      if (/^rsh/.test(long)) out.push(runsCode(`${name} --rsh-command runs that program`))
+      if ('file'.startsWith(long) && long.length >= 2) {
+        const archive = value !== undefined ? lit(value) : words[++i]
+        if (archive !== undefined) archives.push(archive)
+      }
+      continue
+    }
+    if (!t.startsWith('-') || t === '-') continue
+    for (let j = 1; j < t.length; j++) {
+      const letter = t[j] as string
+      if (!CPIO_VALUE.includes(letter)) {
+        modes.add(letter)
+        continue
+      }
+      const rest = t.slice(j + 1)
+      const value = rest !== '' ? lit(rest) : words[++i]
+      if (value !== undefined && (letter === 'O' || letter === 'F')) archives.push(value)
+      break
+    }
+  }
+  if (modes.has('i') && !modes.has('t')) {
+    out.push(
+      writesUnknown(`${name} -i writes the files the archive names, absolute paths and .. included`)
+    )
+  }
+  if (modes.has('o')) {
+    for (const a of archives) {
+      if (a.literal && /^[^/]*:/.test(a.text)) {
+        out.push(network(`${name} writes the archive ${a.text} through a remote shell`))
+      } else out.push(fileWrite(`${name} -O`, a))
+    }
   }
   return out
 }

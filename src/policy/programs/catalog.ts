@@ -3,24 +3,22 @@
  * the reading of unknown options and why, what it does (`effects`) or runs (`runs`), and example
  * command lines that __tests__/policy/programs.test.ts decides.
  */
-import { COMPRESSOR_SUFFIX, compressorEffects, fileEffects, tarEffects } from './archives.js'
+import {
+  COMPRESSOR_SUFFIX,
+  compressorEffects,
+  cpioEffects,
+  fileEffects,
+  tarEffects
+} from './archives.js'
 import { unzipEffects, zipEffects } from './archives.js'
 import { awkEffects } from './awk.js'
-import { cpioListReads } from './file-lists.js'
 import { copyEffects, rsyncEffects, scpEffects } from './copy.js'
 import { curlEffects, wgetEffects } from './curl-wget.js'
 import { chmodEffects, ddEffects, patchEffects, targetsEffects } from './files.js'
 import { findEffects, findRuns } from './find.js'
 import { gitEffects } from './git.js'
-import {
-  cargoEffects,
-  gemEffects,
-  goEffects,
-  gradleEffects,
-  makeEffects,
-  mavenEffects,
-  pytestEffects
-} from './builds.js'
+import { goEffects } from './go.js'
+import { cargoEffects, gemEffects, gradleEffects, makeEffects, mavenEffects } from './builds.js'
 import { jqEffects, yqEffects } from './jq-yq.js'
 import { perlEffects } from './perl.js'
 import {
@@ -37,7 +35,10 @@ import { npmEffects } from './npm.js'
 import { manEffects, pagerEffects, rgEffects } from './pagers.js'
 import { pipEffects, pythonEffects } from './pip.js'
 import { COMPLETE_TABLE, GETOPT_REFUSES, type Program } from './program.js'
+import { checksumEffects, DATE_ROWS, dateEffects } from './printing.js'
+import { pytestEffects } from './pytest.js'
 import { SED_ROWS, sedEffects } from './sed.js'
+import { tscEffects } from './tsc.js'
 import { ENV_ROWS, OPAQUE_RUNNERS, runs, SHELLS, XARGS_ROWS } from './wrappers.js'
 
 const getopt = { allowed: true, reason: GETOPT_REFUSES } as const
@@ -89,7 +90,8 @@ export const PROGRAMS: readonly Program[] = [
     examples: [
       ['sort src/a.ts', 'allow'],
       ['sort -o .github/x f', 'deny', 'workflows'],
-      ['sort --compress-program=sh f', 'deny', 'runs-code']
+      ['sort --compress-program=sh f', 'deny', 'runs-code'],
+      ['sort -T .github f', 'deny', 'workflows']
     ]
   },
   {
@@ -161,6 +163,7 @@ export const PROGRAMS: readonly Program[] = [
       ['gem install x --install-dir vendor/gems', 'deny', 'default'],
       ['gem install x --install-dir .github', 'deny', 'workflows'],
       ['gem install --user-install x', 'deny', 'writes-unknown'],
+      ['gem build x.gemspec -o .github/x.gem', 'deny', 'workflows'],
       ['gem list', 'allow']
     ]
   },
@@ -172,6 +175,8 @@ export const PROGRAMS: readonly Program[] = [
       ['cargo build', 'allow'],
       ['cargo install --root .github x', 'deny', 'workflows'],
       ['cargo install x', 'deny', 'writes-unknown'],
+      ['cargo build --target-dir=.github/t', 'deny', 'workflows'],
+      ['cargo test -- --logfile .github/x', 'deny', 'workflows'],
       ['cargo --config \'target.x86_64-unknown-linux-gnu.runner="sh"\' test', 'deny', 'runs-code']
     ]
   },
@@ -183,6 +188,9 @@ export const PROGRAMS: readonly Program[] = [
       ['go test ./...', 'allow'],
       ['go install example.com/x@latest', 'deny', 'writes-unknown'],
       ['go build -o .github/x .', 'deny', 'workflows'],
+      ['go test -coverprofile=.github/c.out ./...', 'deny', 'workflows'],
+      ['go test ./... -args -test.cpuprofile .github/x', 'deny', 'workflows'],
+      ['go build -ldflags=-extld=./x .', 'deny', 'runs-code'],
       ['go test -exec sh ./...', 'deny', 'runs-code']
     ]
   },
@@ -207,7 +215,9 @@ export const PROGRAMS: readonly Program[] = [
       ['mvn -DskipTests package', 'allow'],
       ['mvn -Dexec.executable=sh exec:exec', 'deny', 'runs-code'],
       ['mvn -DargLine=-javaagent:x.jar test', 'deny', 'runs-code'],
-      ['mvn -s settings.xml test', 'deny', 'runs-code']
+      ['mvn -s settings.xml test', 'deny', 'runs-code'],
+      ['mvn -ssettings.xml test', 'deny', 'runs-code'],
+      ['mvn -l .github/x test', 'deny', 'workflows']
     ]
   },
   {
@@ -218,7 +228,8 @@ export const PROGRAMS: readonly Program[] = [
       ['gradle test', 'allow'],
       ['gradle -I init.gradle build', 'deny', 'runs-code'],
       ['gradlew --init-script=x.gradle build', 'deny', 'runs-code'],
-      ['gradle -b other/build.gradle test', 'deny', 'runs-code']
+      ['gradle -b other/build.gradle test', 'deny', 'runs-code'],
+      ['gradle test --scan', 'deny', 'network']
     ]
   },
   {
@@ -232,7 +243,11 @@ export const PROGRAMS: readonly Program[] = [
       ['pytest -o addopts=-pevil', 'deny', 'runs-code'],
       ['pytest --junitxml=src/report.xml', 'allow'],
       ['pytest --junit-xml=.github/workflows/ci.yml', 'deny'],
-      ['pytest --log-file ../outside/log tests', 'deny']
+      ['pytest --log-file ../outside/log tests', 'deny'],
+      ['pytest --debug .github/x tests', 'deny', 'workflows'],
+      ['pytest --basetemp=src/tmp', 'allow'],
+      ['pytest -o cache_dir=.github/c', 'deny', 'workflows'],
+      ['pytest --pastebin=all', 'deny', 'network']
     ]
   },
   {
@@ -256,6 +271,40 @@ export const PROGRAMS: readonly Program[] = [
     examples: [['csplit -f .github/x f 3', 'deny', 'workflows']]
   },
   {
+    names: ['date'],
+    options: DATE_ROWS,
+    unknownOptions: getopt,
+    effects: dateEffects,
+    examples: [
+      ['date', 'allow'],
+      ['date -u +%Y-%m-%dT%H:%M:%SZ', 'allow'],
+      ['date -s 2030-01-01', 'deny', 'writes-unknown'],
+      ['date 010100002030', 'deny', 'writes-unknown'],
+      ['date -j -f %s 0 +%F', 'allow']
+    ]
+  },
+  {
+    names: [
+      'sha256sum',
+      'sha1sum',
+      'sha224sum',
+      'sha384sum',
+      'sha512sum',
+      'md5sum',
+      'b2sum',
+      'cksum',
+      'shasum'
+    ],
+    unknownOptions: getopt,
+    effects: checksumEffects,
+    examples: [
+      ['sha256sum src/a.ts', 'allow'],
+      ['sha256sum -c sums.txt', 'deny', 'reads-unknown'],
+      ['md5sum --check sums.txt', 'deny', 'reads-unknown'],
+      ['shasum -a 256 src/a.ts', 'allow']
+    ]
+  },
+  {
     names: ['git'],
     unknownOptions: {
       allowed: true,
@@ -268,6 +317,8 @@ export const PROGRAMS: readonly Program[] = [
       ['git status', 'allow'],
       ['git diff --output=.github/x', 'deny', 'workflows'],
       ['git ls-remote origin', 'deny', 'network'],
+      ['git tag -l', 'allow'],
+      ['git tag v1.0', 'deny'],
       ['git -c core.pager=sh log', 'deny']
     ]
   },
@@ -297,10 +348,12 @@ export const PROGRAMS: readonly Program[] = [
   {
     names: ['cpio'],
     unknownOptions: getopt,
-    effects: cpioListReads,
+    effects: cpioEffects,
     examples: [
       ['cpio -t', 'allow'],
-      ['cpio -ov', 'deny', 'reads-unknown']
+      ['cpio -it -F a.cpio', 'allow'],
+      ['cpio -ov', 'deny', 'reads-unknown'],
+      ['cpio -i -F a.cpio', 'deny', 'writes-unknown']
     ]
   },
   {
@@ -473,6 +526,26 @@ export const PROGRAMS: readonly Program[] = [
     ]
   },
   {
+    names: ['tsc'],
+    unknownOptions: {
+      allowed: true,
+      reason:
+        'tsc refuses an option it does not know before it compiles or writes (only ' +
+        '--generateCpuProfile starts first, and it is read wherever it stands); such an option ' +
+        'takes no value, so the words after it are read as usual'
+    },
+    effects: tscEffects,
+    examples: [
+      ['tsc --noEmit', 'allow'],
+      ['tsc --outDir src/out', 'allow'],
+      ['tsc -outdir .github/x', 'deny', 'workflows'],
+      ['npx tsc --noEmit --generateCpuProfile .github/x', 'deny', 'workflows'],
+      ['tsc --noEmit -p ../outside/tsconfig.json', 'deny', 'reads-unknown'],
+      ['tsc --noEmit @args.txt', 'deny', 'dynamic-argument'],
+      ['tsc -b --clean', 'deny', 'writes-unknown']
+    ]
+  },
+  {
     names: ['pip', 'pip3'],
     unknownOptions: {
       allowed: true,
@@ -483,6 +556,8 @@ export const PROGRAMS: readonly Program[] = [
       ['pip list', 'allow'],
       ['pip install --target src/vendor x', 'allow'],
       ['pip install --target .github x', 'deny', 'workflows'],
+      ['pip download -d .github x', 'deny', 'workflows'],
+      ['pip config set global.index-url https://example.com/simple', 'deny', 'writes-unknown'],
       ['pip install --user x', 'deny', 'writes-unknown'],
       ['pip install --prefix=/srv x', 'deny', 'outside-workspace'],
       ['pip install --index-url https://example.com/simple x', 'deny']

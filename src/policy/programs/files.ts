@@ -5,6 +5,8 @@
 import type { ShellWord } from '../shell-word.js'
 import {
   type CommandEffect,
+  baseName,
+  dirName,
   dyn,
   dynamicArgument,
   fileWrite,
@@ -176,9 +178,28 @@ export const PATCH: OptionTable = {
     'reject-format',
     'read-only'
   ],
-  alias: { d: 'directory', g: 'get', i: 'input', o: 'output', p: 'strip', r: 'reject-file' },
-  effectful: ['output', 'directory', 'get', 'reject-file', 'dry-run'],
-  effectfulShort: 'odgr'
+  alias: {
+    d: 'directory',
+    g: 'get',
+    i: 'input',
+    o: 'output',
+    p: 'strip',
+    r: 'reject-file',
+    B: 'prefix',
+    Y: 'basename-prefix',
+    z: 'suffix'
+  },
+  effectful: [
+    'output',
+    'directory',
+    'get',
+    'reject-file',
+    'dry-run',
+    'prefix',
+    'basename-prefix',
+    'suffix'
+  ],
+  effectfulShort: 'odgrBYz'
 }
 
 export function patchEffects(words: readonly ShellWord[], name: string): CommandEffect[] {
@@ -199,6 +220,25 @@ export function patchEffects(words: readonly ShellWord[], name: string): Command
   }
   const output = values(parsed, 'output')
   const original = parsed.operands[0]
+  // backups: -B PREFIX (PREFIX + FILE), -Y PREFIX (in FILE's directory), -z SUFFIX (FILE + SUFFIX)
+  const prefixes = values(parsed, 'prefix')
+  const basePrefixes = values(parsed, 'basename-prefix')
+  const suffixes = values(parsed, 'suffix')
+  if (prefixes.length + basePrefixes.length + suffixes.length > 0) {
+    if (original === undefined || !original.literal) {
+      out.push(writesUnknown(`${name} writes backups named after the files it patches`))
+    } else {
+      const file = original.text
+      for (const p of prefixes)
+        out.push(fileWrite(`${name} -B`, p.literal ? lit(p.text + file) : p))
+      for (const p of basePrefixes) {
+        const backup = `${dirName(file) === '.' ? '' : `${dirName(file)}/`}${p.text}${baseName(file)}`
+        out.push(fileWrite(`${name} -Y`, p.literal ? lit(backup) : p))
+      }
+      for (const z of suffixes)
+        out.push(fileWrite(`${name} -z`, z.literal ? lit(file + z.text) : z))
+    }
+  }
   if (output.length > 0) {
     for (const file of output) {
       if (!(file.literal && file.text === '-')) out.push(fileWrite(`${name} -o`, file))

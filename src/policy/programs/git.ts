@@ -6,6 +6,7 @@ import type { ShellWord } from '../shell-word.js'
 import {
   type CommandEffect,
   dirName,
+  dyn,
   dynamicArgument,
   fileWrite,
   isAbsolute,
@@ -14,6 +15,7 @@ import {
   mayBeOption,
   network,
   problem,
+  read,
   runsCode,
   staysInside,
   write,
@@ -241,10 +243,8 @@ export const GIT_INERT = new Set([
   'help',
   'verify-commit',
   'verify-tag',
-  'fsck',
   'reflog',
   'branch',
-  'tag',
   'add',
   'commit',
   'init',
@@ -802,6 +802,78 @@ export const gitApply: GitHandler = (args) => {
   return [writesUnknown('git apply writes the files named in the patch')]
 }
 
+export const GIT_TAG: OptionTable = {
+  shortValue: 'mFu',
+  shortOptional: 'n',
+  longValue: [
+    'message',
+    'file',
+    'local-user',
+    'cleanup',
+    'contains',
+    'no-contains',
+    'merged',
+    'no-merged',
+    'points-at',
+    'sort',
+    'format'
+  ],
+  longOptional: ['column', 'color'],
+  flags: ['list', 'delete', 'verify', 'annotate', 'sign', 'force', 'edit', 'ignore-case'],
+  alias: {
+    l: 'list',
+    d: 'delete',
+    v: 'verify',
+    a: 'annotate',
+    s: 'sign',
+    f: 'force',
+    e: 'edit',
+    i: 'ignore-case',
+    m: 'message',
+    F: 'file',
+    u: 'local-user'
+  },
+  effectful: ['list', 'delete', 'file', 'edit'],
+  effectfulShort: 'ldFe'
+}
+
+/** `git tag` options that make it list tags (the filters imply --list). */
+const TAG_LISTS = ['list', 'n', 'contains', 'no-contains', 'merged', 'no-merged', 'points-at']
+
+/**
+ * `git tag`: listing (no name, -l, -n, the filters) and verifying read; creating (`git tag NAME`),
+ * replacing (-f) and deleting (-d) write the tag's ref; -F reads the message from a file; -e
+ * runs an editor.
+ */
+export const gitTag: GitHandler = (args) => {
+  const a = gitArgs(args, GIT_TAG)
+  const has = (...n: string[]): boolean => a.options.some((o) => n.includes(o.name))
+  const names = [...a.before, ...a.after]
+  if (has(...TAG_LISTS) || (names.length === 0 && !has('delete'))) return []
+  const out = gitUnknown(a, 'tag', 'an option that creates or deletes a tag (-d, -f)')
+  if (has('verify')) return out
+  for (const o of a.options) {
+    if (o.name === 'file' && o.value !== undefined && o.value.text !== '-') {
+      out.push(read('git tag -F', o.value))
+    }
+  }
+  if (has('edit')) out.push(runsCode('git tag -e runs an editor'))
+  const refs = has('delete') ? names : names.slice(0, 1)
+  for (const tag of refs) {
+    const ref = tag.literal
+      ? lit(`.git/refs/tags/${tag.text}`)
+      : dyn(`.git/refs/tags/${tag.text}`, '.git/refs/tags/')
+    out.push(write(`git tag${has('delete') ? ' -d' : ''}`, ref))
+  }
+  return out
+}
+
+/** `git fsck --lost-found` writes what it finds below .git/lost-found. */
+export const gitFsck: GitHandler = (args) =>
+  args.some((w) => !w.literal || /^--lost(?:-f(?:o(?:u(?:n(?:d)?)?)?)?)?$/.test(w.text))
+    ? [write('git fsck --lost-found', lit('.git/lost-found'), true)]
+    : []
+
 export const GIT_SUBCOMMANDS = new Map<string, GitHandler>([
   ['log', gitDiffLike],
   ['show', gitDiffLike],
@@ -871,7 +943,9 @@ export const GIT_SUBCOMMANDS = new Map<string, GitHandler>([
   ['init', gitInit],
   ['bundle', gitBundle],
   ['merge-file', gitMergeFile],
-  ['help', gitHelp]
+  ['help', gitHelp],
+  ['tag', gitTag],
+  ['fsck', gitFsck]
 ])
 
 export function gitSwitch(args: readonly ShellWord[]): CommandEffect[] {

@@ -52,6 +52,7 @@ import { PROGRAMS } from './catalog.js'
 import { type CommandEffect, lit } from './effects.js'
 import type { Program } from './program.js'
 import { npmArgv, npmCommand } from './npm-argv.js'
+import { packageRunnerCommands } from './package-runners.js'
 
 /**
  * The effects of one simple command. `words[0]` is the program (a literal word, maybe a path);
@@ -65,6 +66,10 @@ export function commandEffects(words: readonly ShellWord[]): CommandEffect[] {
   const handler = HANDLERS.get(name)
   if (handler === undefined) return []
   const effects = handler(words, name)
+  // what `npx tsc …`, `pnpm exec tsc …`, `yarn tsc …` run: the program's own effects
+  for (const inner of packageRunnerCommands(words, name)) {
+    if (inner.length > 0) effects.push(...commandEffects(inner))
+  }
   // one problem of each kind is enough to deny, and reads better; a URL once
   let seen = ''
   return effects.filter((e) => {

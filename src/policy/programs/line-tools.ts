@@ -6,6 +6,7 @@ import {
   dyn,
   fileWrite,
   globDirectory,
+  joinPath,
   lit,
   problem,
   readsUnknown,
@@ -31,8 +32,7 @@ export const SORT_ROWS: OptionRow[] = [
   { short: 'o', long: 'output', value: 'required', does: 'writes' },
   { short: 't', long: 'field-separator', value: 'required' },
   { short: 'S', long: 'buffer-size', value: 'required' },
-  { short: 'T', value: 'required' },
-  { long: 'temporary-directory', value: 'required' },
+  { short: 'T', long: 'temporary-directory', value: 'required', does: 'writes' },
   { long: 'compress-program', value: 'required', does: 'runs' },
   { long: 'parallel', value: 'required' },
   { long: 'batch-size', value: 'required' },
@@ -48,6 +48,10 @@ export function sortEffects(words: readonly ShellWord[], name: string): CommandE
   const parsed = parseOptions(words, SORT)
   const out = unknownWords(parsed, name, 'an option that writes a file or runs a program (-o)')
   for (const file of values(parsed, 'output')) out.push(fileWrite(`${name} -o`, file))
+  // its temporary files (sortXXXXXX), in that directory
+  for (const dir of values(parsed, 'temporary-directory')) {
+    out.push(fileWrite(`${name} -T`, dir.literal ? joinPath(dir, 'sortXXXXXX') : dir))
+  }
   if (has(parsed, 'files0-from')) {
     out.push(
       readsUnknown(`${name} --files0-from reads the files a list names, unseen by the policy`)

@@ -291,6 +291,12 @@ export function npmCliEffects(words: readonly ShellWord[]): CommandEffect[] {
       const spec = o.index > index && !optionValues.has(o.word)
       const effect = spec ? specEffect(`npm ${command}`, o.word) : undefined
       if (effect !== undefined) out.push(effect)
+      // `npm exec P ARGS`: P is the package; ARGS are the program's (once P is known)
+      const after = words[o.index - 1]
+      const valued =
+        after !== undefined && /^-[^=]*$/.test(after.literal ? after.text : after.prefix)
+      if (command === 'exec' && o.index > index && !valued && !/^-{2,}$/.test(after?.text ?? ''))
+        break
     }
   }
   if (is(...NPM_INSTALLS)) out.push(...installEffects('npm --prefix', directories, global))
@@ -319,6 +325,24 @@ export const PM_DIRECTORY = new Set([
   'lockfile-dir',
   'store-dir',
   'cache-folder'
+])
+
+/** pnpm and yarn commands whose operands are packages they fetch (`pnpm add github:u/r`). */
+export const PM_FETCHES = new Set([
+  'add',
+  'install',
+  'i',
+  'update',
+  'up',
+  'upgrade',
+  'upgrade-interactive',
+  'dlx',
+  'create',
+  'global',
+  'import',
+  'link',
+  'ln',
+  'patch'
 ])
 
 /** pnpm and yarn commands that install into (or remove from) the project. */
@@ -373,6 +397,24 @@ export function pmCommands(words: readonly ShellWord[]): {
   return { candidates, definite: false }
 }
 
+/**
+ * How many of the words are pnpm's own: `pnpm exec [options] PROGRAM ARGS…` hands PROGRAM and
+ * its arguments over unread (pnpm's escapeArgs), so `pnpm exec tsc -p x` sets no pnpm option.
+ */
+function pmOwnWords(
+  words: readonly ShellWord[],
+  name: string,
+  candidates: number[],
+  definite: boolean
+): number {
+  const command = candidates[candidates.length - 1]
+  if (name !== 'pnpm' || !definite || command === undefined) return words.length
+  if ((words[command] as ShellWord).text !== 'exec') return words.length
+  const program = pmCommands(words.slice(command))
+  const last = program.candidates[program.candidates.length - 1]
+  return program.definite && last !== undefined ? command + last : words.length
+}
+
 /** npx, pnpm and yarn (npm itself: npmCliEffects). */
 export function npmEffects(words: readonly ShellWord[], name: string): CommandEffect[] {
   if (name === 'npm') return npmCliEffects(words)
@@ -384,7 +426,7 @@ export function npmEffects(words: readonly ShellWord[], name: string): CommandEf
   const exec = npx || named('exec', 'x', 'dlx').length > 0
   const directories: ShellWord[] = []
   let global = false
-  for (let i = 1; i < words.length; i++) {
+  for (let i = 1; i < pmOwnWords(words, name, candidates, definite); i++) {
     const w = words[i] as ShellWord
     if (!w.literal) {
       const effect = npmDynamicWord(w, name)
@@ -467,9 +509,14 @@ export function npmEffects(words: readonly ShellWord[], name: string): CommandEf
       yarnGlobal)
   if (yarnGlobal) global = true
   if (installs) out.push(...installEffects(`${name} --dir`, directories, global))
-  // what an install or a dlx fetches: a tarball URL, a git repository, a GitHub shorthand
+  // what an install or a dlx fetches: a tarball URL, a git repository, a GitHub shorthand (not
+  // the arguments of a script or program it runs: `pnpm exec tsc --outDir src/out`)
   const first = candidates[0]
-  if (!npx && first !== undefined) {
+  const command = definite
+    ? (words[candidates[candidates.length - 1] ?? 0] as ShellWord)
+    : undefined
+  const fetches = command === undefined || PM_FETCHES.has(command.text)
+  if (!npx && first !== undefined && fetches) {
     for (const w of words.slice(first + 1)) {
       const effect = w.literal && !w.text.startsWith('-') ? specEffect(name, w) : undefined
       if (effect !== undefined) out.push(effect)

@@ -8,13 +8,25 @@ import {
   lit,
   mayBeOption,
   network,
+  runsCode,
   writesUnknown
 } from './effects.js'
 
 /** pip's options whose value is a URL it fetches from. */
 export const PIP_URL_OPTIONS = ['index-url', 'extra-index-url', 'find-links', 'proxy']
 /** pip's options whose value is where it installs (a write to that whole tree). */
-export const PIP_LOCATION_OPTIONS = ['target', 'root', 'prefix', 'src', 'log', 'log-file', 'report']
+export const PIP_LOCATION_OPTIONS = [
+  'target',
+  'root',
+  'prefix',
+  'src',
+  'log',
+  'log-file',
+  'report',
+  'cache-dir',
+  'dest',
+  'wheel-dir'
+]
 /** pip's options that weaken TLS. */
 export const PIP_TLS_OPTIONS = ['trusted-host', 'cert']
 /** pip's options that take the next word as a value (those with an effect are above). */
@@ -47,6 +59,7 @@ export const PIP_VALUE_OPTIONS = [
   'python',
   'report',
   'dest',
+  'wheel-dir',
   'path',
   'format',
   'exclude',
@@ -64,6 +77,7 @@ export const PIP_SHORT_VALUE: Readonly<Record<string, string>> = {
   e: 'editable',
   t: 'target',
   d: 'dest',
+  w: 'wheel-dir',
   C: 'config-settings'
 }
 
@@ -168,6 +182,21 @@ export function pipEffects(words: readonly ShellWord[], name: string): CommandEf
         out.push(urlEffect(`${name} --${n}`, value, []))
       }
     }
+  }
+  // `pip config set|unset|edit`: pip's configuration file, which every later pip reads
+  const config = words.findIndex((w) => w.literal && w.text === 'config')
+  const action =
+    config > 0
+      ? words.slice(config + 1).find((w) => /^(?:set|unset|edit)$/.test(w.text))
+      : undefined
+  if (action?.text === 'edit') out.push(runsCode(`${name} config edit runs an editor`))
+  else if (action !== undefined) {
+    out.push(
+      writesUnknown(
+        `${name} config ${action.text} writes pip's configuration (in HOME, or the site's), which ` +
+          'later pip commands read (index-url, target, trusted-host)'
+      )
+    )
   }
   return out
 }
