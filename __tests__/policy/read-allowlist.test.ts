@@ -60,7 +60,14 @@ afterAll(() => {
 
 function decideAll(command: string): Array<[string, string, string]> {
   return policies.map(([name, p]) => {
-    const d = p.decide(shell(command.replaceAll('$HOMEDIR', home).replaceAll('$SRV', srv)))
+    const d = p.decide(
+      shell(
+        command
+          .replaceAll('$HOMEDIR', home)
+          .replaceAll('$SRVNAME', path.basename(srv))
+          .replaceAll('$SRV', srv)
+      )
+    )
     return [name, d.decision, d.rule]
   })
 }
@@ -99,6 +106,12 @@ describe('reads outside the working directory are an allowlist', () => {
     'ls /proc/self/fd',
     'cat /proc/self/root/etc/hostname',
     'cat /proc/self/../1/status',
+    // a link into the process's own /proc is the command's, not the engine's: /dev/fd/../cwd is
+    // the command's working directory, so `..` from there reaches whatever it likes
+    'cat /dev/fd/../cwd/../$SRVNAME/data.json',
+    'cd src && head -n 5 /dev/fd/../cwd/../../$SRVNAME/data.json',
+    'grep -r . /dev/stdin/../../cwd/../$SRVNAME',
+    'cat /dev/fd/3/../../root/etc/hostname',
     // /etc's secrets
     'cat /etc/shadow',
     'ls /etc/ssl/private'
@@ -114,6 +127,8 @@ describe('reads outside the working directory are an allowlist', () => {
     'head /usr/include/stdio.h',
     'cat /proc/self/status',
     'cat /proc/cpuinfo',
+    'cat /dev/stdin',
+    'cat /dev/fd/0',
     'cd /usr/share && ls -1',
     'grep -n x src/a.ts',
     'echo ~/.m2/settings.xml',

@@ -77,9 +77,25 @@ export function physicalPath(p: string, from = '/'): string {
       continue
     }
     current = next
+    // A link led into a process's /proc directory (`/dev/fd` is `/proc/self/fd`): that is the
+    // engine's own, not the opening command's, so what lies below it is not followed (no
+    // `/dev/fd/../cwd/..` through the engine's working directory). A descriptor itself stays.
+    if (links > 0 && PROCESS_DIR.test(current)) {
+      const rest = queue.slice(i + 1)
+      if (
+        rest.length === 0 ||
+        (rest.length === 2 && rest[0] === 'fd' && /^\d+$/.test(rest[1] ?? ''))
+      ) {
+        continue
+      }
+      return `${current}/${rest.join('/')}`
+    }
   }
   return current
 }
+
+/** A process's own directory in /proc. */
+const PROCESS_DIR = /^\/proc\/(?:self|thread-self|\d+)$/
 
 const LSTAT_OPTIONS = { throwIfNoEntry: false } as const
 
