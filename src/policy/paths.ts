@@ -78,17 +78,15 @@ export function physicalPath(p: string, from = '/'): string {
     }
     current = next
     // A link led into a process's /proc directory (`/dev/fd` is `/proc/self/fd`): that is the
-    // engine's own, not the opening command's, so what lies below it is not followed (no
-    // `/dev/fd/../cwd/..` through the engine's working directory). A descriptor itself stays.
+    // engine's own, not the opening command's, so nothing below it is followed (no
+    // `/dev/fd/../cwd/..` through the engine's working directory, no engine's descriptor behind
+    // `/dev/stdin`). A descriptor is the command's own: `/dev/fd/N`.
     if (links > 0 && PROCESS_DIR.test(current)) {
       const rest = queue.slice(i + 1)
-      if (
-        rest.length === 0 ||
-        (rest.length === 2 && rest[0] === 'fd' && /^\d+$/.test(rest[1] ?? ''))
-      ) {
-        continue
+      if (rest.length === 2 && rest[0] === 'fd' && /^\d+$/.test(rest[1] ?? '')) {
+        return `/dev/fd/${rest[1]}`
       }
-      return `${current}/${rest.join('/')}`
+      return rest.length === 0 ? current : `${current}/${rest.join('/')}`
     }
   }
   return current
