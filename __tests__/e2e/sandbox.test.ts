@@ -254,7 +254,13 @@ describe('the OS sandbox around an allowed command', () => {
 
       // nothing reached the host
       for (const file of Object.values(targets)) expect(fs.existsSync(file)).toBe(false)
-      for (const file of Object.values(runnerFiles)) expect(fs.readFileSync(file, 'utf8')).toBe('')
+      expect(fs.readFileSync(runnerFiles.GITHUB_ENV, 'utf8')).toBe('')
+      expect(fs.readFileSync(runnerFiles.GITHUB_PATH, 'utf8')).toBe('')
+      // GITHUB_STATE holds only what the action saved for its post step (run-dir, run-mark)
+      const state = fs.readFileSync(runnerFiles.GITHUB_STATE, 'utf8')
+      const names = [...state.matchAll(/^([\w-]+)<<ghadelimiter_/gm)].map((m) => m[1])
+      expect(names).toEqual(['run-dir', 'run-mark'])
+      expect(state.split('\n').filter((l) => l !== '')).toHaveLength(6)
       const outputFile = fs
         .readdirSync(workspace.runnerTemp)
         .filter((f) => f.startsWith('output-') || f.startsWith('summary-'))
