@@ -15,6 +15,12 @@ import {
   type Workspace
 } from '../../test-support/action.js'
 import { runnerCommands, type ParsedCommand } from '../../test-support/runner-commands.js'
+import {
+  CREDENTIALS_STATE,
+  INSTRUCTIONS_STATE,
+  RUN_DIR_STATE,
+  RUN_MARK_STATE
+} from '../../src/post-run.js'
 
 const SECRET = 'sk-test-secret-value'
 
@@ -46,10 +52,17 @@ const SUMMARY = [
 
 /** The commands `@actions/core` writes for the action itself, at the start of a line. */
 const OWN = new Set(['add-mask', 'debug', 'group', 'endgroup', 'warning', 'notice', 'error'])
+/** The state the main step saves for its post step (as a command: the harness sets no GITHUB_STATE). */
+const OWN_STATE = new Set([RUN_DIR_STATE, RUN_MARK_STATE, CREDENTIALS_STATE, INSTRUCTIONS_STATE])
 
 function isOwn(command: ParsedCommand): boolean {
-  if (command.syntax !== 'v2' || !OWN.has(command.name)) return false
+  if (command.syntax !== 'v2') return false
   if (!command.line.startsWith(`::${command.name}`)) return false // core writes at column 0
+  if (command.name === 'save-state') {
+    const { name, ...rest } = command.properties
+    return name !== undefined && OWN_STATE.has(name) && Object.keys(rest).length === 0
+  }
+  if (!OWN.has(command.name)) return false
   if (command.name === 'add-mask') return command.data === SECRET
   return Object.keys(command.properties).length === 0 // no annotation on a file here
 }
