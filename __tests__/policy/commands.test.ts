@@ -447,7 +447,8 @@ const UNIT: UnitRow[] = [
   ['npm config get registry', []],
   ['npm test $X', ['dynamic-argument']],
   ['npx tsc --noEmit', []],
-  ['npx eslint --init', []],
+  // eslint --init installs and runs npm's config initializer (linters.ts)
+  ['npx eslint --init', ['runs-code']],
   ['npx eslint --node-options=x', []],
   ["npx -c 'id'", ['runs-code']],
   ['npx -p evil-pkg cmd', ['network']],
@@ -617,7 +618,7 @@ const ALLOWED: string[] = [
   'npm run lint -- --fix',
   'npm test --node-options=--max-old-space-size=4096',
   'npx tsc --noEmit',
-  'npx eslint --init',
+  'npx eslint src',
   'env sed -n 1p src/a.ts',
   'sudo sed -i s/a/b/ src/a.ts'
   // `echo src/a.ts | xargs cat` reads what its input names: reads-unknown (issue 30)

@@ -39,6 +39,14 @@ import { checksumEffects, DATE_ROWS, dateEffects } from './printing.js'
 import { pytestEffects } from './pytest.js'
 import { SED_ROWS, sedEffects } from './sed.js'
 import { tscEffects } from './tsc.js'
+import {
+  eslintEffects,
+  jestEffects,
+  mypyEffects,
+  prettierEffects,
+  ruffEffects,
+  vitestEffects
+} from './linters.js'
 import { ENV_ROWS, OPAQUE_RUNNERS, runs, SHELLS, XARGS_ROWS } from './wrappers.js'
 
 const getopt = { allowed: true, reason: GETOPT_REFUSES } as const
@@ -543,6 +551,100 @@ export const PROGRAMS: readonly Program[] = [
       ['tsc --noEmit -p ../outside/tsconfig.json', 'deny', 'reads-unknown'],
       ['tsc --noEmit @args.txt', 'deny', 'dynamic-argument'],
       ['tsc -b --clean', 'deny', 'writes-unknown']
+    ]
+  },
+  {
+    names: ['eslint'],
+    unknownOptions: {
+      allowed: true,
+      reason:
+        'ESLint refuses an option it does not know before it lints or writes; the options ' +
+        'that write, rewrite the files or load code are read by name (linters.ts)'
+    },
+    effects: eslintEffects,
+    examples: [
+      ['eslint src', 'allow'],
+      ['eslint -o .github/x src', 'deny', 'workflows'],
+      ['eslint --fix .github/workflows', 'deny', 'workflows'],
+      ['npx eslint -f ./src/fmt.cjs src', 'deny', 'runs-code'],
+      ['eslint -c src/eslint.config.mjs src', 'deny', 'runs-code']
+    ]
+  },
+  {
+    names: ['prettier'],
+    unknownOptions: {
+      allowed: true,
+      reason:
+        'Prettier refuses an option it does not know; the options that write, rewrite the ' +
+        'files or load code are read by name (linters.ts)'
+    },
+    effects: prettierEffects,
+    examples: [
+      ['prettier --check src', 'allow'],
+      ['prettier --check --write .github/x.yml', 'deny', 'workflows'],
+      ['prettier --check --plugin=./src/p.mjs src', 'deny', 'runs-code']
+    ]
+  },
+  {
+    names: ['jest'],
+    unknownOptions: {
+      allowed: true,
+      reason:
+        'Jest reads any option (yargs); the options that write or load modules are read by ' +
+        'name, however spelled (linters.ts)'
+    },
+    effects: jestEffects,
+    examples: [
+      ['jest src/a.test.js', 'allow'],
+      ['jest --json --outputFile=.github/x', 'deny', 'workflows'],
+      ['jest --setupFiles ./src/x.js', 'deny', 'runs-code']
+    ]
+  },
+  {
+    names: ['vitest'],
+    unknownOptions: {
+      allowed: true,
+      reason: 'the options that write or load modules are read by name (linters.ts)'
+    },
+    effects: vitestEffects,
+    examples: [
+      ['vitest run', 'allow'],
+      ['vitest run --outputFile.json=.github/x', 'deny', 'workflows']
+    ]
+  },
+  {
+    names: ['mypy', 'dmypy'],
+    unknownOptions: {
+      allowed: true,
+      reason:
+        'mypy (argparse) refuses an option it does not know; a prefix of an option with an ' +
+        'effect is read as that option (linters.ts)'
+    },
+    effects: mypyEffects,
+    examples: [
+      ['mypy src', 'allow'],
+      ['mypy --junit-xml .github/x src', 'deny', 'workflows'],
+      ['mypy --linecount .github src', 'deny', 'workflows'],
+      ['mypy --config-file src/mypy.ini src', 'deny', 'runs-code'],
+      ['mypy @args.txt', 'deny', 'dynamic-argument']
+    ]
+  },
+  {
+    names: ['ruff'],
+    unknownOptions: {
+      allowed: true,
+      reason:
+        'Ruff (clap) refuses an option it does not know; the options that write, rewrite the ' +
+        'files or configure either are read by name (linters.ts)'
+    },
+    effects: ruffEffects,
+    examples: [
+      ['ruff check src', 'allow'],
+      ['ruff format --check src', 'allow'],
+      ['ruff check --fix .github', 'deny', 'workflows'],
+      ['ruff format .github', 'deny', 'workflows'],
+      ['ruff check --output-file .github/x src', 'deny', 'workflows'],
+      ['ruff check --config src/ruff.toml src', 'deny', 'writes-unknown']
     ]
   },
   {

@@ -17,6 +17,7 @@ import {
 import { LEADING_DASHES, UNDERSCORES, WHITESPACE } from './git.js'
 import { type NpmOption, npmArgv, npmCommand } from './npm-argv.js'
 import { connectionOption, specEffect } from './packages.js'
+import { scriptArgumentEffects } from './linters.js'
 
 // ---------------------------------------------------------------------------------------------
 // npm, npx, pnpm, yarn
@@ -300,6 +301,11 @@ export function npmCliEffects(words: readonly ShellWord[]): CommandEffect[] {
     }
   }
   if (is(...NPM_INSTALLS)) out.push(...installEffects('npm --prefix', directories, global))
+  // `npm test -- ARGS`, `npm run S -- ARGS`: ARGS go to the script's program, which the policy
+  // cannot see: they are read as each test runner and linter it may run would read them
+  if (argv.scriptArgs !== undefined && is('test', 'run', 'start', 'stop', 'restart')) {
+    out.push(...scriptArgumentEffects(words.slice(argv.scriptArgs + 1), 'npm'))
+  }
   const writer = commands.find((c) => NPM_WRITES_PACKAGE.has(c.command))
   if (writer !== undefined) {
     for (const d of directories.length > 0 ? directories : [lit('.')]) {

@@ -11,6 +11,8 @@ import {
   runsCode,
   writesUnknown
 } from './effects.js'
+import { mypyEffects, ruffEffects } from './linters.js'
+import { pytestEffects } from './pytest.js'
 
 /** pip's options whose value is a URL it fetches from. */
 export const PIP_URL_OPTIONS = ['index-url', 'extra-index-url', 'find-links', 'proxy']
@@ -202,11 +204,19 @@ export function pipEffects(words: readonly ShellWord[], name: string): CommandEf
 }
 
 /** `python -m pip …` is pip. */
+/** Tools run as `python -m NAME` whose options the policy reads. */
+const MODULE_TOOLS: Readonly<
+  Record<string, (words: readonly ShellWord[], name: string) => CommandEffect[]>
+> = { pytest: pytestEffects, mypy: mypyEffects, ruff: ruffEffects }
+
 export function pythonEffects(words: readonly ShellWord[], name: string): CommandEffect[] {
   const m = words.findIndex((w, i) => i > 0 && w.literal && w.text === '-m')
   const module = words[m + 1]
   if (m > 0 && module !== undefined && module.literal && /^pip3?$/.test(module.text)) {
     return pipEffects(words.slice(m + 1), `${name} -m pip`)
   }
+  // `python -m pytest`, `-m mypy`, `-m ruff`: the tool's own reading
+  const tool = m > 0 && module?.literal === true ? MODULE_TOOLS[module.text] : undefined
+  if (tool !== undefined) return tool(words.slice(m + 1), `${name} -m ${module?.text ?? ''}`)
   return []
 }

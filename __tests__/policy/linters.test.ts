@@ -1,0 +1,201 @@
+/**
+ * Issue 30, third adversarial round, the class left open: linters, formatters and test runners
+ * (ESLint, Prettier, Jest, Vitest, mypy, Ruff) and the package managers that run them. Their
+ * options that say where they write are writes there; the options that make them rewrite the files
+ * they check are in-place writes of those files; the options that load a module, a plugin, code
+ * as configuration or a program are `runs-code`; a data configuration that can say where Ruff
+ * writes is `writes-unknown`. Each row pairs a denied command with its twin that only moves the
+ * target where the rules allow it, or drops the option; in every spelling the tool accepts, run
+ * directly, through npx / pnpm / yarn / `python -m`, and as a script's arguments (`npm test --`).
+ */
+import type { CompiledPolicy } from '../../src/policy/index.js'
+import { compile, shell, tempWorkspace, writeFiles } from './helpers.js'
+
+const NARROW = `version: 1
+rules:
+  - id: tools
+    decision: allow
+    shell: ["eslint *", "npx *", "pnpm *", "yarn *", "prettier *", "jest *", "vitest *",
+            "mypy *", "ruff *", "python *", "npm *"]
+  - { id: edits, decision: allow, write: ["**"] }
+  - id: protected
+    decision: deny
+    write: [".github/**", ".git/**", "package.json", "package-lock.json", "scripts/**"]
+`
+
+let ws: ReturnType<typeof tempWorkspace>
+let policy: CompiledPolicy
+beforeAll(async () => {
+  ws = tempWorkspace()
+  writeFiles(ws.dir, {
+    'src/a.ts': 'export const a = 1\n',
+    'src/b.py': 'b = 1\n',
+    'scripts/check.js': 'console.log(1)\n',
+    'package.json': '{"name":"x"}\n',
+    '.github/workflows/ci.yml': 'on: push\n',
+    '.git/HEAD': 'ref: refs/heads/main\n'
+  })
+  policy = await compile(NARROW, ws.dir)
+})
+afterAll(() => ws.cleanup())
+
+const decided = (command: string) => {
+  const d = policy.decide(shell(command))
+  return [command, d.decision, d.decision === 'deny' ? d.rule : ''] as const
+}
+
+/** The first command denied by `rule`, its twin allowed. */
+function expectPair(denied: string, allowed: string, rule = 'protected'): void {
+  expect([decided(denied), decided(allowed)]).toEqual([
+    [denied, 'deny', rule],
+    [allowed, 'allow', '']
+  ])
+}
+
+describe('where they write: a report, an output file, a cache, in each spelling', () => {
+  it.each([
+    ['eslint -o .github/x src', 'eslint -o src/report.txt src'],
+    ['eslint --output-file=.github/x src', 'eslint --output-file=src/r src'],
+    ['npx eslint --output-file .github/x src', 'npx eslint --output-file src/r src'],
+    [
+      'eslint --suppress-all --suppressions-location scripts/s.json src',
+      'eslint --suppress-all --suppressions-location src/s.json src'
+    ],
+    ['jest --json --outputFile=.github/x', 'jest --json --outputFile=src/x.json'],
+    ['npx jest --json --output-file .github/x', 'npx jest --json --output-file src/x.json'],
+    ['jest --coverageDirectory scripts/cov', 'jest --coverageDirectory src/cov'],
+    ['vitest run --outputFile.json=.github/x', 'vitest run --outputFile.json=src/x.json'],
+    ['mypy --junit-xml .github/x src', 'mypy --junit-xml src/x.xml src'],
+    ['mypy --junit .github/x src', 'mypy --junit src/x.xml src'],
+    ['mypy --html-report .github src', 'mypy --html-report src/report src'],
+    ['mypy --linecount .github src', 'mypy --linecount src/lc src'],
+    ['python -m mypy --cache-dir scripts/c src', 'python -m mypy --cache-dir src/c src'],
+    ['ruff check -o .github/x src', 'ruff check -o src/x src'],
+    ['ruff check --output-file=.github/x src', 'ruff check --output-file=src/x src'],
+    ['ruff --cache-dir .github/c check src', 'ruff --cache-dir src/c check src'],
+    [
+      'prettier --check --cache --cache-location scripts/c src',
+      'prettier --check --cache --cache-location src/c src'
+    ],
+    ['python -m pytest --junitxml .github/x', 'python -m pytest --junitxml src/x.xml'],
+    ['pnpm exec eslint -o .github/x src', 'pnpm exec eslint -o src/x src'],
+    ['yarn eslint -o .github/x src', 'yarn eslint -o src/x src']
+  ])('%s', expectPair)
+
+  it('outside the working directory', () => {
+    for (const command of [
+      'eslint --cache --cache-location ../outside/c src',
+      'mypy --cache-dir ../outside/m src',
+      'ruff check --cache-dir /tmp/r src',
+      'prettier --check --cache-location ~/p.json src'
+    ]) {
+      expect(decided(command)[1]).toBe('deny')
+    }
+  })
+})
+
+describe("a script's arguments (`npm test -- ARGS`): read as each tool it may run would", () => {
+  it.each([
+    ['npm test -- --json --outputFile .github/x', 'npm test -- --json --outputFile src/x.json'],
+    ['npm run lint -- -o .github/x', 'npm run lint -- -o src/x'],
+    ['npm test -- --coverageDirectory=scripts/c', 'npm test -- --coverageDirectory=src/c']
+  ])('%s', expectPair)
+
+  it('leaves the usual arguments alone', () => {
+    for (const command of [
+      'npm test -- --watchAll=false',
+      'npm test -- -t adds src/a.test.ts',
+      'npm test -- --coverage',
+      'npm run lint -- --fix'
+    ]) {
+      expect(decided(command)).toEqual([command, 'allow', ''])
+    }
+  })
+
+  it('reads a module given to the test runner as code', () => {
+    expect(decided('npm test -- --setupFiles ./src/x.js')[2]).toBe('runs-code')
+  })
+})
+
+describe('rewriting the files they check: an in-place write of each, as sed -i', () => {
+  it.each([
+    ['eslint --fix scripts/check.js', 'eslint --fix src/a.ts'],
+    ['npx eslint --fix scripts', 'npx eslint --fix src'],
+    ['prettier --check --write .github/workflows/ci.yml', 'prettier --check --write src'],
+    ['prettier -w scripts', 'prettier -w src/a.ts'],
+    ['ruff check --fix scripts', 'ruff check --fix src'],
+    ['ruff check --fix-only .github', 'ruff check --fix-only src'],
+    ['ruff check --add-noqa scripts', 'ruff check --add-noqa src'],
+    ['ruff format scripts', 'ruff format src'],
+    ['python -m ruff format .github', 'python -m ruff format src']
+  ])('%s', expectPair)
+
+  it('a check that rewrites nothing is not a write', () => {
+    for (const command of [
+      'eslint --fix-dry-run scripts',
+      'prettier --check scripts',
+      'ruff format --check scripts',
+      'ruff format --diff .',
+      'ruff check scripts',
+      'eslint --no-fix scripts'
+    ]) {
+      expect(decided(command)).toEqual([command, 'allow', ''])
+    }
+  })
+
+  it('with no file named, the tree of the working directory', () => {
+    expect(decided('ruff format')[1]).toBe('deny')
+    expect(decided('prettier --write .')[1]).toBe('deny')
+  })
+})
+
+describe('code they load: a configuration that is code, a plugin, a formatter, a program', () => {
+  it.each([
+    ['eslint -c src/eslint.config.mjs src', 'eslint src'],
+    ['npx eslint --config=src/eslint.config.mjs src', 'npx eslint src'],
+    ['eslint -f ./src/fmt.cjs src', 'eslint -f json src'],
+    ['eslint --format=src/fmt.cjs src', 'eslint --format=stylish src'],
+    ['eslint --plugin evil src', 'eslint --max-warnings 0 src'],
+    ['eslint --rulesdir src/rules src', 'eslint --rule "no-console: 2" src'],
+    ['prettier --check --plugin=./src/p.mjs src', 'prettier --check --print-width 100 src'],
+    ['prettier --check --config src/p.mjs src', 'prettier --check --config src/p.json src'],
+    ['jest --setupFiles ./src/x.js', 'jest src/a.test.ts'],
+    ['jest -c src/jest.config.js', 'jest -t adds'],
+    ['jest --testEnvironment ./src/env.js', 'jest --testEnvironment jsdom'],
+    ['vitest run -c src/v.config.mjs', 'vitest run src'],
+    ['mypy --config-file src/mypy.ini src', 'mypy --strict src'],
+    ['mypy --config src/mypy.ini src', 'mypy --ignore-missing-imports src'],
+    ['mypy --python-executable ./src/py.sh src', 'mypy --python-version 3.12 src'],
+    ['mypy --install-types src', 'mypy --no-site-packages src'],
+    ['pnpm exec eslint -c src/x.mjs src', 'pnpm exec eslint src']
+  ])('%s', (denied, allowed) => expectPair(denied, allowed, 'runs-code'))
+})
+
+describe("Ruff's configuration, which can turn fixing on and say where it writes", () => {
+  it.each([
+    ['ruff check --config src/ruff.toml src', 'ruff check --config "line-length = 100" src'],
+    ['ruff --config src/ruff.toml check src', 'ruff check src'],
+    ['ruff check --config "fix = true" src', 'ruff check --config "lint.select = [\'E\']" src'],
+    ['ruff check --config "output-file = \'x\'" src', 'ruff check --select E src']
+  ])('%s', (denied, allowed) => expectPair(denied, allowed, 'writes-unknown'))
+})
+
+describe('an option only known at run time', () => {
+  it.each([
+    ['eslint "$OPTS" src', 'eslint src'],
+    ['mypy @args.txt src', 'mypy src'],
+    ['ruff check "$X" src', 'ruff check src']
+  ])('%s', (denied, allowed) => expectPair(denied, allowed, 'dynamic-argument'))
+})
+
+describe('a known option whose value only is known at run time', () => {
+  it('is that option: judged by what it does with the value', () => {
+    expect(decided('npm test -- --testNamePattern=$NAME')).toEqual([
+      'npm test -- --testNamePattern=$NAME',
+      'allow',
+      ''
+    ])
+    expect(decided('jest --outputFile=$OUT')[1]).toBe('deny')
+    expect(decided('eslint --config=$CONFIG src')[2]).toBe('runs-code')
+  })
+})

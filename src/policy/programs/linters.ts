@@ -1,0 +1,655 @@
+/**
+ * Linters, formatters and test runners (ESLint, Prettier, Jest, Vitest, mypy, Ruff): where their
+ * options write, which options load code, and which make them rewrite the files they check.
+ *
+ * One reading for all of them, from a table per tool (LintTool):
+ * - an option whose value is a file or tree the tool writes (`eslint -o F`, `jest --outputFile F`,
+ *   `mypy --cache-dir D`, `ruff --output-file F`): a write there, judged by the write rules;
+ * - an option that makes it rewrite its operands (`eslint --fix`, `prettier --write`,
+ *   `ruff check --fix`, `ruff format`): a write to each operand (a directory: its tree; none: the
+ *   working directory's tree), as an in-place editor's;
+ * - an option that loads a module, a plugin, a configuration that is code, or runs a program
+ *   (`eslint -c F`, `-f ./fmt.cjs`, `--plugin`, `prettier --plugin`, `jest --config`,
+ *   `mypy --config-file` (its plugins), `--python-executable`): `runs-code`, the code the rules
+ *   never saw; a configuration that is data but can set where the tool writes (`ruff --config`):
+ *   `writes-unknown`;
+ * - a word only known at run time where such an option could stand: `dynamic-argument`.
+ * Options are matched by name however spelled: `--name=value` and `--name value`, yargs' camelCase
+ * and kebab-case alike (`--outputFile`, `--output-file`), and for argparse (mypy) any prefix of an
+ * option's name, which argparse accepts as the option.
+ *
+ * The configuration a tool finds by itself in the working directory is not read here: a policy
+ * that allows these tools lets the project's code run (src/policy/code-execution.ts), and the OS
+ * sandbox is then the wall.
+ */
+import type { ShellWord } from '../shell-word.js'
+import {
+  type CommandEffect,
+  dyn,
+  dynamicArgument,
+  fileWrite,
+  lit,
+  mayBeOption,
+  problem,
+  read,
+  removal,
+  runsCode,
+  writesUnknown
+} from './effects.js'
+
+/** What one option does, for the tool's table. */
+type Does =
+  | { kind: 'writes-file' }
+  | { kind: 'writes-tree' }
+  | { kind: 'reads' }
+  /** Loads code (a module, a plugin, a program), unless `safe` says this value does not. */
+  | { kind: 'runs-code'; why: string; safe?: (value: ShellWord) => boolean }
+  /** A configuration that can say where the tool writes (`ruff --config`). */
+  | { kind: 'configures'; why: string; safe?: (value: ShellWord) => boolean }
+  /** A flag: the tool rewrites its operands. */
+  | { kind: 'rewrites-operands' }
+  /** A flag that makes the tool do something the policy cannot follow. */
+  | { kind: 'flag-runs-code'; why: string }
+  | { kind: 'flag-writes'; target: string; subtree: boolean; unless?: string }
+  /** A flag read only so that another option can depend on it (`ruff format --check`). */
+  | { kind: 'none' }
+
+interface LintTool {
+  /** Long options (normalized: lower case, kebab) that take a value, with what they do. */
+  values: Readonly<Record<string, Does | null>>
+  /** Long flags with an effect. */
+  flags?: Readonly<Record<string, Does>>
+  /** Short options: the letter → the long name it stands for. */
+  short?: Readonly<Record<string, string>>
+  /** argparse: a prefix of an option's name is that option. */
+  abbreviations?: boolean
+  /** `@FILE` reads more arguments from FILE (argparse's fromfile_prefix_chars). */
+  fromFile?: boolean
+}
+
+const WRITES_FILE: Does = { kind: 'writes-file' }
+const WRITES_TREE: Does = { kind: 'writes-tree' }
+const READS: Does = { kind: 'reads' }
+
+function code(why: string, safe?: (value: ShellWord) => boolean): Does {
+  return safe === undefined ? { kind: 'runs-code', why } : { kind: 'runs-code', why, safe }
+}
+
+/** A value that names a file or module by path (`./fmt.cjs`, `src/x.mjs`), not a bare name. */
+function namesPath(value: ShellWord): boolean {
+  const t = value.literal ? value.text : value.prefix
+  return !value.literal || value.tilde || /[/\\.]/.test(t) || t === ''
+}
+
+/** ESLint's own formatters (ESLint 8 and 9): a name that loads no package. */
+const ESLINT_FORMATTERS = new Set([
+  'stylish',
+  'json',
+  'json-with-metadata',
+  'html',
+  'checkstyle',
+  'compact',
+  'jslint-xml',
+  'junit',
+  'tap',
+  'unix',
+  'visualstudio'
+])
+
+export const ESLINT: LintTool = {
+  values: {
+    config: code('a configuration file is a JavaScript module ESLint imports'),
+    format: code(
+      'a formatter other than ESLint’s own is a module ESLint loads',
+      (v) => v.literal && ESLINT_FORMATTERS.has(v.text)
+    ),
+    plugin: code('a plugin is a module ESLint loads'),
+    rulesdir: code('rules from a directory are modules ESLint loads'),
+    parser: code('a parser is a module ESLint loads'),
+    'resolve-plugins-relative-to': code('plugins are then loaded from another directory'),
+    'output-file': WRITES_FILE,
+    'cache-location': WRITES_TREE,
+    'suppressions-location': WRITES_FILE,
+    'ignore-path': READS,
+    ext: null,
+    global: null,
+    'parser-options': null,
+    env: null,
+    'ignore-pattern': null,
+    rule: null,
+    'cache-strategy': null,
+    'max-warnings': null,
+    'fix-type': null,
+    'report-unused-disable-directives-severity': null,
+    'stdin-filename': null,
+    'suppress-rule': null,
+    flag: null,
+    concurrency: null
+  },
+  flags: {
+    fix: { kind: 'rewrites-operands' },
+    cache: {
+      kind: 'flag-writes',
+      target: '.eslintcache',
+      subtree: false,
+      unless: 'cache-location'
+    },
+    'suppress-all': {
+      kind: 'flag-writes',
+      target: 'eslint-suppressions.json',
+      subtree: false,
+      unless: 'suppressions-location'
+    },
+    'prune-suppressions': {
+      kind: 'flag-writes',
+      target: 'eslint-suppressions.json',
+      subtree: false,
+      unless: 'suppressions-location'
+    },
+    init: { kind: 'flag-runs-code', why: 'eslint --init installs and runs npm packages' },
+    'inspect-config': {
+      kind: 'flag-runs-code',
+      why: 'eslint --inspect-config downloads and runs the config inspector'
+    }
+  },
+  short: { c: 'config', f: 'format', o: 'output-file' }
+}
+
+export const PRETTIER: LintTool = {
+  values: {
+    config: code('a configuration file may be a JavaScript module Prettier imports', (v) =>
+      /\.(?:json|json5|ya?ml|toml)$/i.test(v.literal ? v.text : '')
+    ),
+    plugin: code('a plugin is a module Prettier loads'),
+    parser: code('a parser given by path is a module Prettier loads', (v) => !namesPath(v)),
+    'cache-location': WRITES_FILE,
+    'ignore-path': READS,
+    'cache-strategy': null,
+    'config-precedence': null,
+    'cursor-offset': null,
+    'end-of-line': null,
+    'log-level': null,
+    'print-width': null,
+    'range-end': null,
+    'range-start': null,
+    'stdin-filepath': null,
+    'tab-width': null,
+    'trailing-comma': null,
+    'arrow-parens': null,
+    'embedded-language-formatting': null,
+    'html-whitespace-sensitivity': null,
+    'object-wrap': null,
+    'prose-wrap': null,
+    'quote-props': null,
+    'experimental-operator-position': null
+  },
+  flags: {
+    write: { kind: 'rewrites-operands' },
+    cache: {
+      kind: 'flag-writes',
+      target: 'node_modules/.cache/prettier',
+      subtree: true,
+      unless: 'cache-location'
+    }
+  },
+  short: { w: 'write' }
+}
+
+/** Jest's options that name a module it loads (a runner, an environment, a transform, …). */
+const JEST_MODULES = [
+  'config',
+  'setup-files',
+  'setup-files-after-env',
+  'global-setup',
+  'global-teardown',
+  'test-runner',
+  'test-environment',
+  'transform',
+  'resolver',
+  'reporters',
+  'watch-plugins',
+  'preset',
+  'test-sequencer',
+  'snapshot-resolver',
+  'prettier-path',
+  'runner',
+  'test-results-processor',
+  'filter',
+  'dependency-extractor',
+  'haste'
+]
+
+export const JEST: LintTool = {
+  values: {
+    ...Object.fromEntries(
+      JEST_MODULES.map((name) => [
+        name,
+        name === 'test-environment'
+          ? code('a test environment other than node or jsdom is a module Jest loads', (v) =>
+              /^(?:node|jsdom)$/.test(v.literal ? v.text : '')
+            )
+          : name === 'reporters'
+            ? code('a reporter other than Jest’s own is a module Jest loads', (v) =>
+                /^(?:default|summary|github-actions|verbose)$/.test(v.literal ? v.text : '')
+              )
+            : code(`--${name} names a module Jest loads`)
+      ])
+    ),
+    'output-file': WRITES_FILE,
+    'coverage-directory': WRITES_TREE,
+    'cache-directory': WRITES_TREE,
+    'root-dir': code(
+      'tests from another root are code the rules never saw',
+      (v) => !namesPath(v) || (v.literal && /^\.\/?$/.test(v.text))
+    ),
+    roots: null,
+    'test-name-pattern': null,
+    'test-path-pattern': null,
+    'test-path-ignore-patterns': null,
+    'test-match': null,
+    'test-regex': null,
+    'max-workers': null,
+    'test-timeout': null,
+    'coverage-provider': null,
+    'coverage-reporters': null,
+    'collect-coverage-from': null,
+    'coverage-path-ignore-patterns': null,
+    'coverage-threshold': null,
+    'module-name-mapper': null,
+    'module-directories': null,
+    'module-file-extensions': null,
+    'module-paths': null,
+    'transform-ignore-patterns': null,
+    'unmocked-module-path-patterns': null,
+    'watch-path-ignore-patterns': null,
+    'notify-mode': null,
+    seed: null,
+    shard: null,
+    'selected-projects': null,
+    projects: code(
+      'another project’s configuration names modules Jest loads',
+      (v) => v.literal && /^\.\/?$/.test(v.text)
+    ),
+    'max-concurrency': null,
+    'changed-since': null,
+    'log-heap-usage': null,
+    'open-handles-timeout': null,
+    'wait-next-event-loop-turn-for-unhandled-rejection-events': null,
+    workerthreads: null,
+    'worker-idle-memory-limit': null
+  },
+  short: { c: 'config', o: 'only-changed', w: 'max-workers', t: 'test-name-pattern' }
+}
+
+export const VITEST: LintTool = {
+  values: {
+    config: code('a configuration file is a module Vitest imports'),
+    'output-file': WRITES_FILE,
+    'coverage.reports-directory': WRITES_TREE,
+    reporter: code('a reporter given by path is a module Vitest loads', (v) => !namesPath(v)),
+    'global-setup': code('a global setup file is code Vitest runs'),
+    'setup-files': code('setup files are code Vitest runs'),
+    environment: code('an environment other than Vitest’s own is a module it loads', (v) =>
+      /^(?:node|jsdom|happy-dom|edge-runtime)$/.test(v.literal ? v.text : '')
+    ),
+    root: code('tests from another root are code the rules never saw', (v) => !namesPath(v)),
+    dir: null,
+    project: null,
+    'test-name-pattern': null,
+    pool: null,
+    'test-timeout': null,
+    shard: null,
+    changed: null,
+    mode: null
+  },
+  short: { c: 'config', r: 'root', t: 'test-name-pattern' }
+}
+
+/** mypy's report options: each writes its report below the directory it names. */
+const MYPY_REPORTS = [
+  'any-exprs-report',
+  'cobertura-xml-report',
+  'html-report',
+  'linecount-report',
+  'linecoverage-report',
+  'lineprecision-report',
+  'txt-report',
+  'xml-report',
+  'xslt-html-report',
+  'xslt-txt-report'
+]
+
+export const MYPY: LintTool = {
+  values: {
+    ...Object.fromEntries(MYPY_REPORTS.map((name) => [name, WRITES_TREE])),
+    'junit-xml': WRITES_FILE,
+    'cache-dir': WRITES_TREE,
+    'config-file': code('a configuration file names plugins, Python modules mypy imports'),
+    'python-executable': code('mypy runs the interpreter it is given'),
+    'custom-typeshed-dir': READS,
+    'python-version': null,
+    platform: null,
+    'always-true': null,
+    'always-false': null,
+    'disable-error-code': null,
+    'enable-error-code': null,
+    'enable-incomplete-feature': null,
+    exclude: null,
+    'exclude-gitignore': null,
+    module: null,
+    package: null,
+    command: null,
+    'shadow-file': null,
+    'junit-format': null,
+    'find-occurrences': null,
+    'cache-fine-grained': null,
+    'untyped-calls-exclude': null,
+    'deprecated-calls-exclude': null,
+    'fixed-format-cache': null
+  },
+  flags: {
+    'install-types': {
+      kind: 'flag-runs-code',
+      why: 'mypy --install-types runs pip to install packages'
+    }
+  },
+  short: { m: 'module', p: 'package', c: 'command' },
+  abbreviations: true,
+  fromFile: true
+}
+
+/** Ruff settings that say where it writes or make it rewrite files. */
+const RUFF_WRITE_SETTINGS = /\b(?:fix|fix-only|unsafe-fixes|output-file|cache-dir)\b/
+
+export const RUFF: LintTool = {
+  values: {
+    config: {
+      kind: 'configures',
+      why: 'a configuration can turn fixing on and name where Ruff writes its output and cache',
+      // an inline `KEY = VALUE` setting that sets none of those
+      safe: (v) => v.literal && v.text.includes('=') && !RUFF_WRITE_SETTINGS.test(v.text)
+    },
+    'output-file': WRITES_FILE,
+    'cache-dir': WRITES_TREE,
+    select: null,
+    'extend-select': null,
+    ignore: null,
+    'extend-ignore': null,
+    'per-file-ignores': null,
+    'extend-per-file-ignores': null,
+    fixable: null,
+    unfixable: null,
+    'extend-fixable': null,
+    exclude: null,
+    'extend-exclude': null,
+    'line-length': null,
+    'target-version': null,
+    'output-format': null,
+    'stdin-filename': null,
+    'dummy-variable-rgx': null,
+    extension: null,
+    range: null,
+    'indent-width': null
+  },
+  flags: {
+    fix: { kind: 'rewrites-operands' },
+    'fix-only': { kind: 'rewrites-operands' },
+    'add-noqa': { kind: 'rewrites-operands' },
+    check: { kind: 'none' },
+    diff: { kind: 'none' }
+  },
+  short: { o: 'output-file', e: 'exit-zero', n: 'no-cache', s: 'silent', q: 'quiet', w: 'watch' }
+}
+
+/** `outputFile` → `output-file` (yargs reads both); `--OUTDIR` stays as typed elsewhere. */
+function kebab(name: string): string {
+  return name.replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase()
+}
+
+/** The option a written name stands for in `tool`, or undefined (an unknown option). */
+function resolveName(tool: LintTool, name: string): string | undefined {
+  const known = (n: string) => n in tool.values || (tool.flags !== undefined && n in tool.flags)
+  if (known(name)) return name
+  // `--outputFile.json=F` (Vitest): the option is `output-file`
+  const dot = name.indexOf('.')
+  if (dot > 0 && known(name.slice(0, dot)) && !known(name)) return name.slice(0, dot)
+  if (tool.abbreviations === true && name.length >= 2) {
+    const all = [...Object.keys(tool.values), ...Object.keys(tool.flags ?? {})]
+    // argparse takes a unique prefix as the option (an ambiguous one is refused): any option
+    // with an effect that the prefix could stand for is read as that option
+    const effectful = all.filter((n) => n.startsWith(name) && effectOf(tool, n) !== undefined)
+    if (effectful.length > 0) return effectful[0]
+    const any = all.find((n) => n.startsWith(name))
+    if (any !== undefined) return any
+  }
+  return undefined
+}
+
+function effectOf(tool: LintTool, name: string): Does | undefined {
+  return tool.values[name] ?? undefined ?? tool.flags?.[name]
+}
+
+/** One option as read: its name in the table, and its value word when it takes one. */
+interface ReadOption {
+  name: string
+  written: string
+  value?: ShellWord
+}
+
+/**
+ * The effects of one linter's or test runner's words (words[0] is the program; `from` is where its
+ * options start, after a subcommand). `rewrites`: the tool rewrites its operands whatever its
+ * options say (`ruff format`); `checkOnly`: options that turn that off (`--check`, `--diff`).
+ */
+export function lintEffects(
+  tool: LintTool,
+  words: readonly ShellWord[],
+  name: string,
+  from = 1,
+  options: { rewrites?: boolean; checkOnly?: readonly string[]; operandsUnknown?: boolean } = {}
+): CommandEffect[] {
+  const out: CommandEffect[] = []
+  const read_: ReadOption[] = []
+  const operands: ShellWord[] = []
+  let rewrites = options.rewrites === true
+  let onlyOperands = false
+  for (let i = from; i < words.length; i++) {
+    const w = words[i] as ShellWord
+    const t = w.literal ? w.text : w.prefix
+    if (onlyOperands) {
+      operands.push(w)
+      continue
+    }
+    // `--name=$X`: a known option whose value only is known at run time
+    const eqAt = t.indexOf('=')
+    if (!w.literal && t.startsWith('--') && eqAt > 2) {
+      const option = resolveName(tool, kebab(t.slice(2, eqAt)))
+      if (option !== undefined && option in tool.values) {
+        const rest = w.text.slice(w.text.indexOf('=') + 1)
+        read_.push({ name: option, written: t.slice(0, eqAt), value: dyn(rest, t.slice(eqAt + 1)) })
+      }
+      continue
+    }
+    if (!w.literal && (mayBeOption(w) || (tool.fromFile === true && t.startsWith('@')))) {
+      out.push(dynamicArgument(name, w, 'an option that names where it writes or code it loads'))
+      continue
+    }
+    if (t === '--') {
+      onlyOperands = true
+      continue
+    }
+    if (tool.fromFile === true && t.startsWith('@')) {
+      out.push(read(`${name} @`, lit(t.slice(1))))
+      out.push(
+        problem(
+          'dynamic-argument',
+          `${name} ${t} reads more arguments from ${t.slice(1)}, which the policy cannot see`
+        )
+      )
+      continue
+    }
+    if (!t.startsWith('-') || t === '-') {
+      operands.push(w)
+      continue
+    }
+    if (t.startsWith('--')) {
+      const eq = t.indexOf('=')
+      const rawName = eq < 0 ? t.slice(2) : t.slice(2, eq)
+      const negated = rawName.startsWith('no-') && resolveName(tool, kebab(rawName)) === undefined
+      const option = resolveName(tool, kebab(negated ? rawName.slice(3) : rawName))
+      if (option === undefined) continue
+      if (negated) continue // `--no-fix`, `--no-cache`: the effect off
+      if (option in tool.values) {
+        const value = eq >= 0 ? lit(t.slice(eq + 1), t.slice(eq + 1).startsWith('~')) : words[i + 1]
+        if (eq < 0) i++
+        read_.push(
+          value === undefined ? { name: option, written: t } : { name: option, written: t, value }
+        )
+      } else {
+        if (eq >= 0 && /^(?:false|0)$/i.test(t.slice(eq + 1))) continue
+        read_.push({ name: option, written: t })
+      }
+      continue
+    }
+    // short options: `-o F`, `-oF`, `-c F`; letters before a valued one are flags (`-wo F`)
+    for (let k = 1; k < t.length; k++) {
+      const long = tool.short?.[t[k] as string]
+      if (long === undefined) continue
+      if (long in tool.values) {
+        const attached = t.slice(k + 1)
+        const value = attached !== '' ? lit(attached, attached.startsWith('~')) : words[i + 1]
+        if (attached === '') i++
+        read_.push(
+          value === undefined
+            ? { name: long, written: `-${t[k]}` }
+            : { name: long, written: `-${t[k]}`, value }
+        )
+        break
+      }
+      read_.push({ name: long, written: `-${t[k]}` })
+    }
+  }
+  const given = new Set(read_.map((o) => o.name))
+  if (options.checkOnly?.some((c) => given.has(c))) rewrites = false
+  for (const option of read_) {
+    const does = effectOf(tool, option.name)
+    if (does === undefined) continue
+    const label = `${name} ${option.written}`
+    const value = option.value
+    switch (does.kind) {
+      case 'writes-file':
+      case 'writes-tree':
+        if (value !== undefined) out.push(fileWrite(label, value, does.kind === 'writes-tree'))
+        break
+      case 'reads':
+        if (value !== undefined) out.push(read(label, value))
+        break
+      case 'runs-code':
+        if (value !== undefined && does.safe?.(value) === true) break
+        out.push(runsCode(`${label}: ${does.why}`))
+        break
+      case 'configures':
+        if (value !== undefined && does.safe?.(value) === true) break
+        if (value?.literal === true && !value.text.includes('=')) out.push(read(label, value))
+        out.push(writesUnknown(`${label}: ${does.why}`))
+        break
+      case 'rewrites-operands':
+        rewrites = true
+        break
+      case 'flag-runs-code':
+        out.push(runsCode(does.why))
+        break
+      case 'flag-writes':
+        if (does.unless === undefined || !given.has(does.unless)) {
+          out.push(fileWrite(label, lit(does.target), does.subtree))
+        }
+        break
+      case 'none':
+        break
+    }
+  }
+  if (rewrites && options.operandsUnknown !== true) {
+    const label = `${name} rewrites`
+    const targets = operands.filter((o) => !(o.literal && o.text === '-'))
+    for (const target of targets.length > 0 ? targets : [lit('.')]) {
+      // the files there now, rewritten in place: nothing new lands below (removal: what is there)
+      out.push(removal(fileWrite(label, target, true)))
+    }
+  }
+  return out
+}
+
+/**
+ * The arguments a package manager passes to a script (`npm test -- ARGS`): the script's program
+ * is not known, so ARGS are read as each of the test runners and linters here (and tsc) would
+ * read them. Which files the script rewrites with `--fix` is its own (its operands are not ARGS).
+ */
+export function scriptArgumentEffects(args: readonly ShellWord[], name: string): CommandEffect[] {
+  const label = `${name} (the script's arguments)`
+  const words = [lit('script'), ...args]
+  return [ESLINT, PRETTIER, JEST, VITEST].flatMap((tool) =>
+    lintEffects(tool, words, label, 1, { operandsUnknown: true })
+  )
+}
+
+export function eslintEffects(words: readonly ShellWord[], name: string): CommandEffect[] {
+  return lintEffects(ESLINT, words, name)
+}
+
+export function prettierEffects(words: readonly ShellWord[], name: string): CommandEffect[] {
+  return lintEffects(PRETTIER, words, name)
+}
+
+export function jestEffects(words: readonly ShellWord[], name: string): CommandEffect[] {
+  return lintEffects(JEST, words, name)
+}
+
+export function vitestEffects(words: readonly ShellWord[], name: string): CommandEffect[] {
+  return lintEffects(VITEST, words, name)
+}
+
+export function mypyEffects(words: readonly ShellWord[], name: string): CommandEffect[] {
+  return lintEffects(MYPY, words, name)
+}
+
+/** Ruff's subcommands that read files and may write them (`check` is also the default). */
+const RUFF_COMMANDS = new Set([
+  'check',
+  'format',
+  'clean',
+  'rule',
+  'config',
+  'linter',
+  'version',
+  'help',
+  'server',
+  'analyze',
+  'generate-shell-completion'
+])
+
+export function ruffEffects(words: readonly ShellWord[], name: string): CommandEffect[] {
+  // `ruff [global options] SUBCOMMAND …`; without one (older Ruff), `ruff PATHS` is `ruff check`
+  let sub: string | undefined
+  let at = 1
+  for (; at < words.length; at++) {
+    const w = words[at] as ShellWord
+    if (!w.literal) break
+    if (RUFF_COMMANDS.has(w.text)) {
+      sub = w.text
+      break
+    }
+    if (!w.text.startsWith('-')) break
+    // a global option with a value (`--config F`) before the subcommand
+    if (w.text === '--config') at++
+  }
+  if (sub === undefined) return lintEffects(RUFF, words, name)
+  const rest = [...words.slice(0, at), ...words.slice(at + 1)]
+  const label = `${name} ${sub}`
+  if (sub === 'check') return lintEffects(RUFF, rest, label)
+  if (sub === 'format') {
+    return lintEffects(RUFF, rest, label, 1, { rewrites: true, checkOnly: ['check', 'diff'] })
+  }
+  if (sub === 'clean') return [fileWrite(label, lit('.ruff_cache'), true)]
+  if (sub === 'analyze') return lintEffects(RUFF, rest, label)
+  return []
+}
