@@ -2,8 +2,16 @@
 # Runs the end-to-end suites against other real Copilot CLI versions (the contract tests).
 # Usage: scripts/cli-matrix.sh [version ...]   (default: the oldest supported and the newest published)
 #        MATRIX_ALL=1 scripts/cli-matrix.sh     (every end-to-end suite, not only the contract ones)
+#        scripts/cli-matrix.sh --install-only [version ...]   (installs the versions, runs nothing:
+#        .ci/run downloads them while it lints and builds)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+install_only=false
+if [ "${1:-}" = --install-only ]; then
+  install_only=true
+  shift
+fi
 
 OLDEST_SUPPORTED=1.0.85
 DEFAULT=$(node -e "console.log(require('./package.json').devDependencies['@github/copilot'].replace(/^[^0-9]*/, ''))")
@@ -36,6 +44,10 @@ for version in "${versions[@]}"; do
     npm install --prefix "$prefix" --no-save --no-audit --no-fund --loglevel=error "@github/copilot@$version"
   fi
   binary="$prefix/node_modules/@github/copilot-$(node -p 'process.platform + "-" + process.arch')/copilot"
+  if [ "$install_only" = true ]; then
+    echo "Copilot CLI $version: $binary"
+    continue
+  fi
   echo "::group::e2e against Copilot CLI $version"
   COPILOT_CLI_PATH="$PWD/$binary" npm test -- "${suites[@]}"
   echo "::endgroup::"
