@@ -8,25 +8,20 @@ import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import type { Report } from '../src/reporting/types.js'
+import { cliBinary as cliBinaryOf, linkCliRuntime } from './cli-runtime.mjs'
 import { sandboxTools } from './sandbox-tools.mjs'
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 
-/** The real Copilot CLI binary from the pinned devDependency. */
-export function cliBinary(): string {
-  // The version matrix (see .ci/run) points the e2e suites at other CLI versions.
-  if (process.env.COPILOT_CLI_PATH) return process.env.COPILOT_CLI_PATH
-  const platformBinary = path.join(
-    ROOT,
-    'node_modules',
-    '@github',
-    `copilot-${process.platform}-${process.arch}`,
-    'copilot'
-  )
-  return fs.existsSync(platformBinary)
-    ? platformBinary
-    : path.join(ROOT, 'node_modules', '.bin', 'copilot')
-}
+/** The real Copilot CLI binary: the pinned devDependency, or COPILOT_CLI_PATH (the version matrix, see .ci/run). */
+export const cliBinary: () => string = cliBinaryOf
+
+/**
+ * Gives a test's own HOME the CLI's unpacked runtime, as a HOME where the CLI ran before holds it:
+ * the CLI's wall binds it read-only instead of the CLI unpacking it again on every run (~3 s of
+ * CPU). See cli-runtime.mjs.
+ */
+export const withCliRuntime = (home: string): void => void linkCliRuntime(home)
 
 export interface Workspace {
   dir: string
@@ -105,6 +100,18 @@ export interface RunnerWorkspace extends Workspace {
   env: Record<string, string>
 }
 
+/** How `makeRunnerWorkspace` lays out HOME. */
+export interface RunnerWorkspaceOptions {
+  /**
+   * Whether HOME holds the Copilot CLI's unpacked runtime (HOME/.cache/copilot/pkg/<platform>/
+   * <version>, linked from the real HOME: test-support/cli-runtime.mjs), as on a runner where the
+   * CLI ran before: the CLI's wall binds it read-only, and the CLI does not unpack it again (~3 s of
+   * CPU per run). Default true; false gives the fresh HOME of a GitHub-hosted runner's first run,
+   * where the CLI unpacks its runtime into the run's private HOME.
+   */
+  cliRuntime?: boolean
+}
+
 /**
  * The directory layout of GitHub's own runners, under a new directory of `parent`: HOME holds
  * `work/REPO/REPO` (the workspace), `work/_temp` (RUNNER_TEMP), `work/_actions`, `work/_tool`,
@@ -113,10 +120,12 @@ export interface RunnerWorkspace extends Workspace {
  */
 export function makeRunnerWorkspace(
   files: Record<string, string> = {},
-  parent: string = os.homedir()
+  parent: string = os.homedir(),
+  options: RunnerWorkspaceOptions = {}
 ): RunnerWorkspace {
   const home = fs.mkdtempSync(path.join(parent, 'autopilot-e2e-home-'))
   const workRoot = path.join(home, 'work')
+  if (options.cliRuntime !== false) linkCliRuntime(home)
   for (const d of [path.join(workRoot, '_actions'), path.join(workRoot, '_tool')])
     fs.mkdirSync(d, { recursive: true })
   fs.mkdirSync(path.join(workRoot, 'other', 'other'), { recursive: true })

@@ -3,6 +3,7 @@
 // are skipped on a developer's machine, and fail the run under CI=true (.ci/run installs them).
 import fs from 'node:fs'
 import path from 'node:path'
+import { ensureCliRuntime } from './cli-runtime.mjs'
 import { sandboxTools } from './sandbox-tools.mjs'
 
 export default function globalSetup() {
@@ -15,6 +16,8 @@ export default function globalSetup() {
     process.env.TMPDIR = dir
     globalThis.__autopilotTestsTmp = dir
   }
+  // The CLI's runtime unpacked once in HOME, where every run's wall finds it (cli-runtime.mjs)
+  ensureCliRuntime()
   const missing = sandboxTools().missing
   if (missing.length === 0) return
   const what = `The OS sandbox suites need ${missing.join(', ')}, which ${missing.length === 1 ? 'is' : 'are'} not on PATH`

@@ -12,8 +12,13 @@
  *
  * And: the CLI's `grep` and `glob` tools work under the sandbox (they run the ripgrep the CLI
  * unpacks under HOME).
+ *
+ * Every HOME here is a fresh one without the CLI's runtime, as on a GitHub-hosted runner's first
+ * run: the CLI unpacks it into the run's private HOME (the other runner-layout suites give HOME a
+ * copy of it, test-support/cli-runtime.mjs).
  */
 import fs from 'node:fs'
+import os from 'node:os'
 import path from 'node:path'
 import {
   startModelServer,
@@ -41,6 +46,9 @@ rules:
   - { id: read-all, decision: allow, read: ["**"] }
 `
 
+/** A HOME without the CLI's runtime: the CLI unpacks it into the run's private HOME. */
+const FRESH_HOME = { cliRuntime: false }
+
 let ws: RunnerWorkspace
 let model: ModelServer | undefined
 
@@ -59,11 +67,15 @@ function received(server: ModelServer): string {
 
 describeWithSandbox('the Copilot CLI behind its outer wall (runner layout)', () => {
   it("a racer flipping links under the CLI's file tools changes nothing outside and reads nothing secret", async () => {
-    ws = makeRunnerWorkspace({
-      '.github/copilot-policy.yml': POLICY,
-      'README.md': '# demo\n',
-      'src/index.ts': 'export {}\n'
-    })
+    ws = makeRunnerWorkspace(
+      {
+        '.github/copilot-policy.yml': POLICY,
+        'README.md': '# demo\n',
+        'src/index.ts': 'export {}\n'
+      },
+      os.homedir(),
+      FRESH_HOME
+    )
     // the host's files the tools must not reach
     const envFile = path.join(ws.runnerTemp, '_runner_file_commands', 'set_env_1234')
     const checkout = path.join(ws.workRoot, '_actions', 'actions', 'checkout', 'v4', 'dist')
@@ -168,11 +180,15 @@ describeWithSandbox('the Copilot CLI behind its outer wall (runner layout)', () 
   }, 300_000)
 
   it("the CLI's grep and glob tools find real matches under the sandbox", async () => {
-    ws = makeRunnerWorkspace({
-      'README.md': '# demo\n',
-      'src/needle.ts': 'export const needleInTheHaystack = 42\n',
-      'src/other.ts': 'export const other = 1\n'
-    })
+    ws = makeRunnerWorkspace(
+      {
+        'README.md': '# demo\n',
+        'src/needle.ts': 'export const needleInTheHaystack = 42\n',
+        'src/other.ts': 'export const other = 1\n'
+      },
+      os.homedir(),
+      FRESH_HOME
+    )
     model = await startModelServer([
       {
         toolCalls: [
@@ -206,7 +222,7 @@ describeWithSandbox('the Copilot CLI behind its outer wall (runner layout)', () 
   }, 120_000)
 
   it("the CLI's private HOME is removed after the run, what was written into it included", async () => {
-    ws = makeRunnerWorkspace({ 'README.md': '# demo\n' })
+    ws = makeRunnerWorkspace({ 'README.md': '# demo\n' }, os.homedir(), FRESH_HOME)
     model = await startModelServer([
       { toolCalls: [{ name: 'task_complete', arguments: { summary: 'done' } }] }
     ])

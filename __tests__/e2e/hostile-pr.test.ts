@@ -14,7 +14,8 @@ import {
   scriptedInputs,
   waitGone,
   type ActionResult,
-  type Workspace
+  type Workspace,
+  withCliRuntime
 } from '../../test-support/action.js'
 
 /** A registry credential in the fake HOME's ~/.docker/config.json. */
@@ -33,6 +34,7 @@ describe('instruction files the action does not look at', () => {
       ...files
     })
     home = path.join(path.dirname(ws.dir), 'home')
+    withCliRuntime(home)
     docker = path.join(home, '.docker', 'config.json')
     fs.mkdirSync(path.dirname(docker), { recursive: true })
     fs.writeFileSync(docker, JSON.stringify({ auths: { 'ghcr.io': { auth: DOCKER_AUTH } } }))
@@ -107,6 +109,7 @@ describe('instruction file names in another letter case', () => {
         '.github/copilot-policy.yml': EXAMPLE_POLICY
       })
       const home = path.join(path.dirname(ws.dir), 'home')
+      withCliRuntime(home)
       const docker = path.join(home, '.docker', 'config.json')
       fs.mkdirSync(path.dirname(docker), { recursive: true })
       fs.writeFileSync(docker, JSON.stringify({ auths: { 'ghcr.io': { auth: DOCKER_AUTH } } }))

@@ -16,7 +16,8 @@ import {
   scriptedInputs,
   waitGone,
   type ActionResult,
-  type Workspace
+  type Workspace,
+  withCliRuntime
 } from '../../test-support/action.js'
 
 const PROVIDER_KEY = 'sk-tree-files-provider-key-5d1c'
@@ -142,6 +143,7 @@ describe('instruction files linked to a credential in HOME', () => {
       'CLAUDE.md': `${INSTRUCTIONS}\n`
     })
     home = path.join(path.dirname(ws.dir), 'home')
+    withCliRuntime(home)
     const docker = path.join(home, '.docker', 'config.json')
     fs.mkdirSync(path.dirname(docker), { recursive: true })
     fs.writeFileSync(docker, JSON.stringify({ auths: { 'ghcr.io': { auth: DOCKER_AUTH } } }))

@@ -15,7 +15,8 @@ import {
   scriptedInputs,
   waitGone,
   type ActionResult,
-  type Workspace
+  type Workspace,
+  withCliRuntime
 } from '../../test-support/action.js'
 
 const PROVIDER_KEY = 'sk-tree-links-provider-key-2c9e'
@@ -90,6 +91,7 @@ describe('a hardlinked AGENTS.md', () => {
   beforeAll(async () => {
     ws = makeWorkspace({ 'src/index.ts': 'export {}\n' })
     home = path.join(path.dirname(ws.dir), 'home')
+    withCliRuntime(home)
     const docker = path.join(home, '.docker', 'config.json')
     fs.mkdirSync(path.dirname(docker), { recursive: true })
     fs.writeFileSync(docker, JSON.stringify({ auths: { 'ghcr.io': { auth: DOCKER_AUTH } } }))
