@@ -8,6 +8,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import type { Report } from '../src/reporting/types.js'
+import { bundledEntry } from './action-bundle.mjs'
 import { cliBinary as cliBinaryOf, linkCliRuntime } from './cli-runtime.mjs'
 import { sandboxTools } from './sandbox-tools.mjs'
 
@@ -193,12 +194,27 @@ export interface RunActionOptions {
   workspace: Workspace
   inputs: Record<string, string>
   env?: Record<string, string>
-  /** `dist` runs the committed bundle; `src` runs the TypeScript sources through tsx. */
+  /** `dist` runs the committed bundle; `src` (the default) runs the sources (`sourceEntry`). */
   entry?: 'dist' | 'src'
   /** Called with the child once it runs (to send signals). */
   onSpawn?: (child: ChildProcess) => void
   /** Called with each chunk the action writes to stdout, as it arrives. */
   onOutput?: (chunk: string) => void
+}
+
+/**
+ * The node arguments that run an entry of the action's sources (`index`: the action, `post`: its
+ * post step): the bundle of the sources the global setup made for this test run
+ * (action-bundle.mjs), else (outside jest: the scripts) src/ through tsx.
+ */
+export function sourceEntry(entry: 'index' | 'post'): string[] {
+  const bundled = bundledEntry(entry)
+  if (bundled !== undefined) return [bundled]
+  return [
+    '--import',
+    pathToFileURL(path.join(ROOT, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href,
+    path.join(ROOT, 'src', `${entry}.ts`)
+  ]
 }
 
 export async function runAction(options: RunActionOptions): Promise<ActionResult> {
@@ -225,14 +241,7 @@ export async function runAction(options: RunActionOptions): Promise<ActionResult
     env[`INPUT_${name.replace(/ /g, '_').toUpperCase()}`] = value
   }
   const entry = options.entry ?? 'src'
-  const args =
-    entry === 'dist'
-      ? [path.join(ROOT, 'dist', 'index.js')]
-      : [
-          '--import',
-          pathToFileURL(path.join(ROOT, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href,
-          path.join(ROOT, 'src', 'index.ts')
-        ]
+  const args = entry === 'dist' ? [path.join(ROOT, 'dist', 'index.js')] : sourceEntry('index')
   const child = spawn(process.execPath, args, {
     cwd: workspace.dir,
     env,

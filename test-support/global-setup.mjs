@@ -1,8 +1,11 @@
-// Jest's global setup: says once, loudly, when the OS sandbox's suites cannot run here. They need
-// bubblewrap (and, for the network sandbox, slirp4netns and iptables): without them those suites
-// are skipped on a developer's machine, and fail the run under CI=true (.ci/run installs them).
+// Jest's global setup: the run's temporary directory, the bundle of the action's sources and the
+// CLI's unpacked runtime for the end-to-end suites; and says once, loudly, when the OS sandbox's
+// suites cannot run here. They need bubblewrap (and, for the network sandbox, slirp4netns and
+// iptables): without them those suites are skipped on a developer's machine, and fail the run
+// under CI=true (.ci/run installs them).
 import fs from 'node:fs'
 import path from 'node:path'
+import { BUNDLE_VARIABLE, bundleAction } from './action-bundle.mjs'
 import { ensureCliRuntime } from './cli-runtime.mjs'
 import { sandboxTools } from './sandbox-tools.mjs'
 
@@ -16,6 +19,10 @@ export default function globalSetup() {
     process.env.TMPDIR = dir
     globalThis.__autopilotTestsTmp = dir
   }
+  // The action's sources bundled once, for the end-to-end suites' runs (action-bundle.mjs)
+  const bundle = bundleAction()
+  process.env[BUNDLE_VARIABLE] = bundle
+  globalThis.__autopilotTestsBundle = bundle
   // The CLI's runtime unpacked once in HOME, where every run's wall finds it (cli-runtime.mjs)
   ensureCliRuntime()
   const missing = sandboxTools().missing

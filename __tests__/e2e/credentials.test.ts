@@ -6,13 +6,12 @@ import { execFileSync, spawnSync, type SpawnSyncReturns } from 'node:child_proce
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { pathToFileURL } from 'node:url'
 import { startModelServer, type ModelServer, type Turn } from '../../test-support/model-server.js'
 import {
-  ROOT,
   makeWorkspace,
   runAction,
   scriptedInputs,
+  sourceEntry,
   waitGone,
   type ActionResult,
   type Workspace
@@ -198,23 +197,15 @@ describe("the checkout's credentials during a run of the real CLI", () => {
     // reads it and hands it to the post step as STATE_<name>.
     const stashDir = /^::save-state name=credentials-stash::(.+)$/m.exec(result.stdout)?.[1]
     expect(stashDir).toBeDefined()
-    const post = spawnSync(
-      process.execPath,
-      [
-        '--import',
-        pathToFileURL(path.join(ROOT, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href,
-        path.join(ROOT, 'src', 'post.ts')
-      ],
-      {
-        cwd: workspace.dir,
-        env: {
-          PATH: process.env.PATH,
-          HOME: process.env.HOME,
-          'STATE_credentials-stash': stashDir
-        },
-        encoding: 'utf8'
-      }
-    )
+    const post = spawnSync(process.execPath, sourceEntry('post'), {
+      cwd: workspace.dir,
+      env: {
+        PATH: process.env.PATH,
+        HOME: process.env.HOME,
+        'STATE_credentials-stash': stashDir
+      },
+      encoding: 'utf8'
+    })
     expect(post.status).toBe(0)
     expect(post.stdout).toContain('Put the checkout credentials back into .git/config')
     expect(fs.readFileSync(config.file).equals(config.bytes)).toBe(true)
@@ -263,23 +254,15 @@ describe("the checkout's credentials during a run of the real CLI", () => {
 
   /** The post step, as the runner runs it after a killed main step: with the state it saved. */
   function postStep(state: Record<string, string>): SpawnSyncReturns<string> {
-    return spawnSync(
-      process.execPath,
-      [
-        '--import',
-        pathToFileURL(path.join(ROOT, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href,
-        path.join(ROOT, 'src', 'post.ts')
-      ],
-      {
-        cwd: workspace.dir,
-        env: {
-          PATH: process.env.PATH,
-          HOME: process.env.HOME,
-          ...Object.fromEntries(Object.entries(state).map(([k, v]) => [`STATE_${k}`, v]))
-        },
-        encoding: 'utf8'
-      }
-    )
+    return spawnSync(process.execPath, sourceEntry('post'), {
+      cwd: workspace.dir,
+      env: {
+        PATH: process.env.PATH,
+        HOME: process.env.HOME,
+        ...Object.fromEntries(Object.entries(state).map(([k, v]) => [`STATE_${k}`, v]))
+      },
+      encoding: 'utf8'
+    })
   }
 
   it('the post step ends what a killed run left running (no OS sandbox: a setsid child outlives it)', async () => {
