@@ -426,7 +426,7 @@ function resolveName(tool: LintTool, name: string): string | undefined {
 }
 
 function effectOf(tool: LintTool, name: string): Does | undefined {
-  return tool.values[name] ?? undefined ?? tool.flags?.[name]
+  return tool.values[name] ?? tool.flags?.[name]
 }
 
 /** One option as read: its name in the table, and its value word when it takes one. */
