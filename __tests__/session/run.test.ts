@@ -375,7 +375,7 @@ describe('Run: what may be asked', () => {
     }
     expect(unshowable('npm run lint')).toBeUndefined()
     expect(unshowable(`echo ${'x'.repeat(400)}`)).toMatch(/longer than 300/)
-    const hiddenFlag = `npm run lint -- --fix${' '.repeat(200)}--rulesdir=/tmp/evil`
+    const hiddenFlag = `npm run lint -- --fix${' '.repeat(200)}--max-warnings=1000`
     const fake = new FakeSession([...permission('p1', hiddenFlag, 'c1'), ...done])
     const { report } = await drive(fake, { asker })
     expect(asked).toEqual([])
