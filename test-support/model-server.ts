@@ -52,6 +52,11 @@ export interface ModelServer {
   requests: RecordedRequest[]
   /** Text of every tool result message the agent sent back, in order. */
   toolResults(): string[]
+  /**
+   * The results of the calls of tool `name`, in the order of the calls (parallel calls may
+   * complete, and be reported, in any order).
+   */
+  toolResultsOf(name: string): string[]
   close(): Promise<void>
 }
 
@@ -181,6 +186,17 @@ export async function startModelServer(script: Script): Promise<ModelServer> {
       (requests.at(-1)?.body.messages ?? [])
         .filter((m) => m.role === 'tool')
         .map((m) => messageText(m.content)),
+    toolResultsOf: (name) => {
+      const messages = requests.at(-1)?.body.messages ?? []
+      const calls = messages
+        .flatMap((m) => m.tool_calls ?? [])
+        .filter((c) => c.function.name === name)
+      return calls.flatMap((call) =>
+        messages
+          .filter((m) => m.role === 'tool' && m.tool_call_id === call.id)
+          .map((m) => messageText(m.content))
+      )
+    },
     close: async () => {
       for (const res of hanging) res.destroy()
       server.closeAllConnections()

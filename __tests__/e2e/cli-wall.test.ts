@@ -205,7 +205,9 @@ describeWithSandbox('the Copilot CLI behind its outer wall (runner layout)', () 
     })
     expect(result.outputs.status).toBe('completed')
     // grep lists the file that matches (not the other); glob lists both
-    const [grep, glob] = model.toolResults()
+    // the two calls run in parallel: each result by its call, not by the order they came back
+    const [grep] = model.toolResultsOf('grep')
+    const [glob] = model.toolResultsOf('glob')
     expect(grep).toContain('needle.ts')
     // the pinned CLI's grep takes `pattern` as the regex; the oldest supported one (the version
     // matrix) lists every file it searched
