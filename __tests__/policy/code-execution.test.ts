@@ -30,7 +30,10 @@ describe('codeExecutionRule', () => {
     ['*'],
     ['py*'],
     ['bash scripts/check.sh'],
-    ['make']
+    ['make'],
+    // configuration in the tree makes them write, read or fix beyond their command line
+    ['ruff check *'],
+    ['tsc --noEmit']
   ])('%s runs code', async (pattern) => {
     const p = await compile(
       `version: 1\nrules:\n  - { id: r, decision: allow, shell: [${JSON.stringify(pattern)}] }\n`,

@@ -16,7 +16,7 @@ rules:
   - id: tools
     decision: allow
     shell: ["eslint *", "npx *", "pnpm *", "yarn *", "prettier *", "jest *", "vitest *",
-            "mypy *", "ruff *", "python *", "npm *"]
+            "mypy *", "ruff *", "python *", "npm *", "cd *"]
   - { id: edits, decision: allow, write: ["**"] }
   - id: protected
     decision: deny
@@ -105,8 +105,7 @@ describe("a script's arguments (`npm test -- ARGS`): read as each tool it may ru
     for (const command of [
       'npm test -- --watchAll=false',
       'npm test -- -t adds src/a.test.ts',
-      'npm test -- --coverage',
-      'npm run lint -- --fix'
+      'npm test -- --coverage'
     ]) {
       expect(decided(command)).toEqual([command, 'allow', ''])
     }
@@ -176,7 +175,21 @@ describe("Ruff's configuration, which can turn fixing on and say where it writes
     ['ruff check --config src/ruff.toml src', 'ruff check --config "line-length = 100" src'],
     ['ruff --config src/ruff.toml check src', 'ruff check src'],
     ['ruff check --config "fix = true" src', 'ruff check --config "lint.select = [\'E\']" src'],
-    ['ruff check --config "output-file = \'x\'" src', 'ruff check --select E src']
+    ['ruff check --config "output-file = \'x\'" src', 'ruff check --select E src'],
+    // a quoted key may spell any setting with TOML escapes; `extend` loads another configuration
+    [
+      'ruff check --config \'"f\\u0069x" = true\' src',
+      'ruff check --config "lint.select = [\'E\']" src'
+    ],
+    [
+      'ruff check --config \'"fix"=true\' src',
+      'ruff check --config "format.quote-style = \'single\'" src'
+    ],
+    [
+      'ruff check --config \'extend = "src/r.toml"\' src',
+      'ruff check --config "target-version = \'py312\'" src'
+    ],
+    ['ruff format --check --config \'"cache-\\u0064ir" = "/tmp/x"\' src', 'ruff format --check src']
   ])('%s', (denied, allowed) => expectPair(denied, allowed, 'writes-unknown'))
 })
 
@@ -197,5 +210,42 @@ describe('a known option whose value only is known at run time', () => {
     ])
     expect(decided('jest --outputFile=$OUT')[1]).toBe('deny')
     expect(decided('eslint --config=$CONFIG src')[2]).toBe('runs-code')
+  })
+})
+
+describe('the fourth review: what the first fix missed, by class', () => {
+  it("a script's arguments name the files --fix rewrites; without any, the script's own (as `npm run fix`)", () => {
+    expectPair('npm run lint -- --fix scripts', 'npm run lint -- --fix src')
+    expectPair('npm run format -- --write .github/workflows', 'npm run lint -- --fix')
+  })
+
+  it('an option with a value that also writes a file of its own (the suppressions)', () => {
+    expectPair(
+      'cd scripts && eslint --suppress-rule semi .',
+      'cd src && eslint --suppress-rule semi .'
+    )
+  })
+
+  it('options that start other programs or load modules, however rarely used', () => {
+    for (const [denied, allowed] of [
+      ['eslint --mcp', 'eslint --max-warnings 0 src'],
+      ['eslint src --mcp', 'eslint src'],
+      ['jest --coverageReporters=./src/rep.js', 'jest --coverageReporters=lcov,text'],
+      ['jest --coverage-reporters ./src/rep.js', 'jest --coverage-reporters json-summary'],
+      ['jest src --snapshotSerializers=./src/ser.js', 'jest src'],
+      ['npm test -- --snapshotSerializers=./src/ser.js', 'npm test -- src'],
+      ['jest --moduleNameMapper=\'{"^x$":"/etc/passwd"}\'', 'jest --testTimeout=10000'],
+      ['jest --modulePaths=/tmp/outside', 'jest --modulePaths=src'],
+      ['jest --roots ../outside', 'jest --roots src'],
+      [
+        "python -m pytest -W 'ignore::src.plug.W' tests",
+        "python -m pytest -W 'ignore::DeprecationWarning' tests"
+      ],
+      ['python -m pytest -Werror::src.plug.W', 'python -m pytest -Werror'],
+      ['python -m pytest @src/args.txt tests', 'python -m pytest tests']
+    ]) {
+      expect([denied, decided(denied as string)[1]]).toEqual([denied, 'deny'])
+      expect(decided(allowed as string)).toEqual([allowed, 'allow', ''])
+    }
   })
 })

@@ -36,6 +36,11 @@ const CODE_RUNNERS = new Set([
   'uv',
   'poetry',
   'mypy',
+  // their configuration in the tree (ruff.toml, pyproject.toml, tsconfig.json), which the agent or
+  // the pull request can write, makes them write, read or fix beyond their command line
+  // (`extend`, `cache-dir`, `fix`, `outDir`): the OS sandbox is the wall for them too
+  'ruff',
+  'tsc',
   'make',
   'gmake',
   'cmake',

@@ -34,6 +34,7 @@ import {
   read,
   removal,
   runsCode,
+  staysInside,
   writesUnknown
 } from './effects.js'
 
@@ -51,6 +52,8 @@ type Does =
   /** A flag that makes the tool do something the policy cannot follow. */
   | { kind: 'flag-runs-code'; why: string }
   | { kind: 'flag-writes'; target: string; subtree: boolean; unless?: string }
+  /** An option with a value that also writes a file of its own (`eslint --suppress-rule R`). */
+  | { kind: 'value-writes'; target: string; unless: string }
   /** A flag read only so that another option can depend on it (`ruff format --check`). */
   | { kind: 'none' }
 
@@ -122,7 +125,11 @@ export const ESLINT: LintTool = {
     'fix-type': null,
     'report-unused-disable-directives-severity': null,
     'stdin-filename': null,
-    'suppress-rule': null,
+    'suppress-rule': {
+      kind: 'value-writes',
+      target: 'eslint-suppressions.json',
+      unless: 'suppressions-location'
+    },
     flag: null,
     concurrency: null
   },
@@ -147,6 +154,10 @@ export const ESLINT: LintTool = {
       unless: 'suppressions-location'
     },
     init: { kind: 'flag-runs-code', why: 'eslint --init installs and runs npm packages' },
+    mcp: {
+      kind: 'flag-runs-code',
+      why: 'eslint --mcp downloads and runs the ESLint MCP server (npx @eslint/mcp)'
+    },
     'inspect-config': {
       kind: 'flag-runs-code',
       why: 'eslint --inspect-config downloads and runs the config inspector'
@@ -216,8 +227,20 @@ const JEST_MODULES = [
   'test-results-processor',
   'filter',
   'dependency-extractor',
-  'haste'
+  'haste',
+  'snapshot-serializers',
+  'module-name-mapper',
+  'module-loader',
+  'test-environment-options'
 ]
+
+/** Jest's own coverage reporters (istanbul's): a name that loads no module. */
+const JEST_COVERAGE_REPORTERS =
+  /^(?:clover|cobertura|html|html-spa|json|json-summary|lcov|lcovonly|none|teamcity|text|text-lcov|text-summary)$/
+
+/** A value that names places inside the working directory only (`src`, `node_modules`). */
+const INSIDE = (v: ShellWord) =>
+  v.literal && !v.tilde && v.text.split(',').every((p) => p !== '' && staysInside(p.trim()))
 
 export const JEST: LintTool = {
   values: {
@@ -242,7 +265,7 @@ export const JEST: LintTool = {
       'tests from another root are code the rules never saw',
       (v) => !namesPath(v) || (v.literal && /^\.\/?$/.test(v.text))
     ),
-    roots: null,
+    roots: code('tests and modules from other roots are code the rules never saw', INSIDE),
     'test-name-pattern': null,
     'test-path-pattern': null,
     'test-path-ignore-patterns': null,
@@ -251,14 +274,16 @@ export const JEST: LintTool = {
     'max-workers': null,
     'test-timeout': null,
     'coverage-provider': null,
-    'coverage-reporters': null,
+    'coverage-reporters': code(
+      'a coverage reporter other than istanbul’s own is a module',
+      (v) => v.literal && v.text.split(',').every((r) => JEST_COVERAGE_REPORTERS.test(r.trim()))
+    ),
     'collect-coverage-from': null,
     'coverage-path-ignore-patterns': null,
     'coverage-threshold': null,
-    'module-name-mapper': null,
-    'module-directories': null,
+    'module-directories': code('modules are then resolved from other directories', INSIDE),
     'module-file-extensions': null,
-    'module-paths': null,
+    'module-paths': code('modules are then resolved from other directories', INSIDE),
     'transform-ignore-patterns': null,
     'unmocked-module-path-patterns': null,
     'watch-path-ignore-patterns': null,
@@ -358,16 +383,26 @@ export const MYPY: LintTool = {
   fromFile: true
 }
 
-/** Ruff settings that say where it writes or make it rewrite files. */
-const RUFF_WRITE_SETTINGS = /\b(?:fix|fix-only|unsafe-fixes|output-file|cache-dir)\b/
+/**
+ * An inline Ruff setting (`--config 'KEY = VALUE'`) that cannot make Ruff write: a bare key (no
+ * quotes, so no TOML escapes such as `"f\u0069x"`) naming a style or rule-selection setting. Any
+ * other key may turn fixing on (`fix`, `unsafe-fixes`), name where Ruff writes (`output-file`,
+ * `cache-dir`) or load another configuration that does (`extend`).
+ */
+const RUFF_INERT_SETTING =
+  /^\s*(?:line-length|indent-width|target-version|preview|(?:lint|format)\.[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*)\s*=/
 
 export const RUFF: LintTool = {
   values: {
     config: {
       kind: 'configures',
       why: 'a configuration can turn fixing on and name where Ruff writes its output and cache',
-      // an inline `KEY = VALUE` setting that sets none of those
-      safe: (v) => v.literal && v.text.includes('=') && !RUFF_WRITE_SETTINGS.test(v.text)
+      // one inline `KEY = VALUE` setting that sets none of those (RUFF_INERT_SETTING)
+      safe: (v) =>
+        v.literal &&
+        !/[\r\n]/.test(v.text) &&
+        RUFF_INERT_SETTING.test(v.text) &&
+        !/^\s*lint\.extend-safe-fixes/.test(v.text)
     },
     'output-file': WRITES_FILE,
     'cache-dir': WRITES_TREE,
@@ -559,6 +594,9 @@ export function lintEffects(
       case 'flag-runs-code':
         out.push(runsCode(does.why))
         break
+      case 'value-writes':
+        if (!given.has(does.unless)) out.push(fileWrite(label, lit(does.target)))
+        break
       case 'flag-writes':
         if (does.unless === undefined || !given.has(does.unless)) {
           out.push(fileWrite(label, lit(does.target), does.subtree))
@@ -568,7 +606,10 @@ export function lintEffects(
         break
     }
   }
-  if (rewrites && options.operandsUnknown !== true) {
+  // a script's arguments without a file (`npm run lint -- --fix`): what the script itself names
+  // is the script's doing, as `npm run fix` would be (the sandbox's and the audit's part); the
+  // files its arguments name are judged
+  if (rewrites && !(options.operandsUnknown === true && operands.length === 0)) {
     const label = `${name} rewrites`
     const targets = operands.filter((o) => !(o.literal && o.text === '-'))
     for (const target of targets.length > 0 ? targets : [lit('.')]) {

@@ -19,6 +19,7 @@ import {
   lit,
   mayBeOption,
   network,
+  problem,
   read,
   runsCode
 } from './effects.js'
@@ -184,6 +185,15 @@ function optionEffects(
 ): CommandEffect[] {
   const label = `${name} --${option}`
   if (option === 'pastebin') return [network(`${label} sends test output to bpaste.net`)]
+  // `-W action:message:CATEGORY:module:line`: a category with a dot is a class Python imports
+  // (`ignore::src.plug.W` imports src/plug.py)
+  if (option === 'pythonwarnings') {
+    const category = value?.literal === true ? (value.text.split(':')[2] ?? '') : undefined
+    if (category === undefined || category.includes('.')) {
+      return [runsCode(`${label}: a warning category named by its module is imported`)]
+    }
+    return []
+  }
   if (option === 'plugins') {
     // `-p no:NAME` only turns a plugin off
     if (value?.literal === true && value.text.startsWith('no:')) return []
@@ -240,6 +250,17 @@ export function pytestEffects(words: readonly ShellWord[], name: string): Comman
     }
     const t = w.text
     if (t === '--') break
+    // `@FILE`: more arguments from FILE (argparse's fromfile_prefix_chars)
+    if (t.startsWith('@') && t.length > 1) {
+      out.push(read(`${name} @`, lit(t.slice(1))))
+      out.push(
+        problem(
+          'dynamic-argument',
+          `${name} ${t} reads more arguments from ${t.slice(1)}, which the policy cannot see`
+        )
+      )
+      continue
+    }
     if (t.startsWith('--')) {
       const eq = t.indexOf('=')
       const option = longName(eq < 0 ? t.slice(2) : t.slice(2, eq))
