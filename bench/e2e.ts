@@ -69,14 +69,37 @@ export interface Sample {
 export const groups = new Set<number>()
 const processes = new Set<number>()
 
+/**
+ * The processes of group `pgid` that are still running (not zombies: a process whose parent died
+ * is reaped by PID 1, which in some containers never reaps, and a zombie has left nothing running).
+ */
+function runningInGroup(pgid: number): number[] {
+  const out: number[] = []
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      // pid (comm) state ppid pgrp …: comm may hold spaces and parentheses
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8')
+      const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+      if (Number(pgrp) === pgid && state !== 'Z') out.push(Number(entry))
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return out
+}
+
 export function killGroups(label = 'bench'): void {
   for (const [pid, target] of [
     ...[...groups].map((p) => [p, -p] as const),
     ...[...processes].map((p) => [p, p] as const)
   ]) {
     try {
+      const left = target < 0 && process.platform === 'linux' ? runningInGroup(pid) : []
       process.kill(target, 'SIGKILL')
-      if (target < 0) console.error(`${label}: killed processes left in group ${pid}`)
+      if (left.length > 0) {
+        console.error(`${label}: killed ${left.length} processes left running in group ${pid}`)
+      }
     } catch {
       // already gone
     }
