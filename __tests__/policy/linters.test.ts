@@ -242,7 +242,12 @@ describe('the fourth review: what the first fix missed, by class', () => {
         "python -m pytest -W 'ignore::DeprecationWarning' tests"
       ],
       ['python -m pytest -Werror::src.plug.W', 'python -m pytest -Werror'],
-      ['python -m pytest @src/args.txt tests', 'python -m pytest tests']
+      ['python -m pytest @src/args.txt tests', 'python -m pytest tests'],
+      ['vitest run --coverage.reporter=./src/rep.js', 'vitest run --coverage.reporter=lcov'],
+      ['vitest run --coverage.customProviderModule=./src/p.js', 'vitest run --coverage.enabled'],
+      ['vitest run --browser.provider=./src/x.js', 'vitest run --browser.provider=playwright'],
+      ['vitest run --typecheck.checker=./src/x.sh', 'vitest run --typecheck.checker=tsc'],
+      ['vitest run --pool=./src/pool.js', 'vitest run --pool=forks']
     ]) {
       expect([denied, decided(denied as string)[1]]).toEqual([denied, 'deny'])
       expect(decided(allowed as string)).toEqual([allowed, 'allow', ''])

@@ -318,10 +318,26 @@ export const VITEST: LintTool = {
       /^(?:node|jsdom|happy-dom|edge-runtime)$/.test(v.literal ? v.text : '')
     ),
     root: code('tests from another root are code the rules never saw', (v) => !namesPath(v)),
+    // dotted options set any configuration key: those that name a module or a program
+    'coverage.reporter': code(
+      'a coverage reporter other than istanbul’s own is a module',
+      (v) => v.literal && v.text.split(',').every((r) => JEST_COVERAGE_REPORTERS.test(r.trim()))
+    ),
+    'coverage.custom-provider-module': code('a custom coverage provider is a module Vitest loads'),
+    'browser.provider': code('a browser provider other than Vitest’s own is a module', (v) =>
+      /^(?:playwright|webdriverio|preview)$/.test(v.literal ? v.text : '')
+    ),
+    'typecheck.checker': code('the type checker is a program Vitest runs', (v) =>
+      /^(?:tsc|vue-tsc)$/.test(v.literal ? v.text : '')
+    ),
+    pool: code('a pool other than Vitest’s own is a module it loads', (v) =>
+      /^(?:threads|forks|vmThreads|vmForks|typescript)$/.test(v.literal ? v.text : '')
+    ),
+    'snapshot-serializers': code('snapshot serializers are modules Vitest loads'),
+    'sequence.sequencer': code('a sequencer is a module Vitest loads'),
     dir: null,
     project: null,
     'test-name-pattern': null,
-    pool: null,
     'test-timeout': null,
     shard: null,
     changed: null,
