@@ -92,6 +92,21 @@ export function dynamicArgument(program: string, word: ShellWord, could: string)
 }
 
 /**
+ * A response file (`@FILE`: more arguments read from FILE, as tsc and argparse's
+ * fromfile_prefix_chars take it): a read of FILE, and arguments the policy cannot see.
+ */
+export function responseFile(program: string, text: string, could = ''): CommandEffect[] {
+  const file = text.slice(1)
+  return [
+    read(`${program} @`, lit(file)),
+    problem(
+      'dynamic-argument',
+      `${program} ${text} reads more arguments from ${file}, which the policy cannot see${could}`
+    )
+  ]
+}
+
+/**
  * Whether a word only known at run time could be an option: its known start is empty (`"$X"`
  * may expand to `-rf`) or a dash.
  */

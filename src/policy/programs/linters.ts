@@ -30,9 +30,9 @@ import {
   fileWrite,
   lit,
   mayBeOption,
-  problem,
   read,
   removal,
+  responseFile,
   runsCode,
   staysInside,
   writesUnknown
@@ -530,13 +530,7 @@ export function lintEffects(
       continue
     }
     if (tool.fromFile === true && t.startsWith('@')) {
-      out.push(read(`${name} @`, lit(t.slice(1))))
-      out.push(
-        problem(
-          'dynamic-argument',
-          `${name} ${t} reads more arguments from ${t.slice(1)}, which the policy cannot see`
-        )
-      )
+      out.push(...responseFile(name, t))
       continue
     }
     if (!t.startsWith('-') || t === '-') {
@@ -638,8 +632,9 @@ export function lintEffects(
 
 /**
  * The arguments a package manager passes to a script (`npm test -- ARGS`): the script's program
- * is not known, so ARGS are read as each of the test runners and linters here (and tsc) would
- * read them. Which files the script rewrites with `--fix` is its own (its operands are not ARGS).
+ * is not known, so ARGS are read as each of the test runners and linters here would read
+ * them (ESLint, Prettier, Jest, Vitest). `--fix` rewrites the files ARGS name; without any, those
+ * the script itself names, which is the script's doing (`npm run fix` alike).
  */
 export function scriptArgumentEffects(args: readonly ShellWord[], name: string): CommandEffect[] {
   const label = `${name} (the script's arguments)`

@@ -19,8 +19,8 @@ import {
   lit,
   mayBeOption,
   network,
-  problem,
   read,
+  responseFile,
   runsCode
 } from './effects.js'
 
@@ -252,13 +252,7 @@ export function pytestEffects(words: readonly ShellWord[], name: string): Comman
     if (t === '--') break
     // `@FILE`: more arguments from FILE (argparse's fromfile_prefix_chars)
     if (t.startsWith('@') && t.length > 1) {
-      out.push(read(`${name} @`, lit(t.slice(1))))
-      out.push(
-        problem(
-          'dynamic-argument',
-          `${name} ${t} reads more arguments from ${t.slice(1)}, which the policy cannot see`
-        )
-      )
+      out.push(...responseFile(name, t))
       continue
     }
     if (t.startsWith('--')) {

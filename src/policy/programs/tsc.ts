@@ -24,9 +24,9 @@ import {
   fileWrite,
   lit,
   mayBeOption,
-  problem,
   read,
   readsUnknown,
+  responseFile,
   staysInside,
   writesUnknown
 } from './effects.js'
@@ -168,14 +168,7 @@ export function tscEffects(words: readonly ShellWord[], name: string): CommandEf
       continue
     }
     if (t.startsWith('@')) {
-      out.push(read(`${name} @`, lit(t.slice(1))))
-      out.push(
-        problem(
-          'dynamic-argument',
-          `${name} ${t} reads more arguments from ${t.slice(1)}, which the policy cannot see ` +
-            '(options there can name where it writes)'
-        )
-      )
+      out.push(...responseFile(name, t, ' (options there can name where it writes)'))
       continue
     }
     if (!t.startsWith('-')) {
