@@ -203,20 +203,24 @@ export function pipEffects(words: readonly ShellWord[], name: string): CommandEf
   return out
 }
 
-/** `python -m pip …` is pip. */
-/** Tools run as `python -m NAME` whose options the policy reads. */
+/** Tools run as `python -m NAME` whose options the policy reads, as when run by their own name. */
 const MODULE_TOOLS: Readonly<
   Record<string, (words: readonly ShellWord[], name: string) => CommandEffect[]>
-> = { pytest: pytestEffects, mypy: mypyEffects, ruff: ruffEffects }
+> = {
+  pip: pipEffects,
+  pip3: pipEffects,
+  pytest: pytestEffects,
+  mypy: mypyEffects,
+  ruff: ruffEffects
+}
 
+/** `python -m pip …` is pip, `python -m pytest …` pytest (MODULE_TOOLS). */
 export function pythonEffects(words: readonly ShellWord[], name: string): CommandEffect[] {
   const m = words.findIndex((w, i) => i > 0 && w.literal && w.text === '-m')
-  const module = words[m + 1]
-  if (m > 0 && module !== undefined && module.literal && /^pip3?$/.test(module.text)) {
-    return pipEffects(words.slice(m + 1), `${name} -m pip`)
-  }
-  // `python -m pytest`, `-m mypy`, `-m ruff`: the tool's own reading
-  const tool = m > 0 && module?.literal === true ? MODULE_TOOLS[module.text] : undefined
-  if (tool !== undefined) return tool(words.slice(m + 1), `${name} -m ${module?.text ?? ''}`)
-  return []
+  const module = m > 0 ? words[m + 1] : undefined
+  if (module === undefined || !module.literal) return []
+  const tool = Object.hasOwn(MODULE_TOOLS, module.text) ? MODULE_TOOLS[module.text] : undefined
+  // `-m pip3` is labelled as pip, as it always was
+  const label = `${name} -m ${module.text === 'pip3' ? 'pip' : module.text}`
+  return tool === undefined ? [] : tool(words.slice(m + 1), label)
 }
