@@ -254,3 +254,19 @@ describe('the fourth review: what the first fix missed, by class', () => {
     }
   })
 })
+
+describe("an option named like an object's own property is an unknown option, nothing more", () => {
+  it.each([
+    ['eslint --constructor -o .github/x src', 'eslint --constructor -o src/x src'],
+    ['jest --__proto__ --outputFile=.github/x', 'jest --__proto__ --outputFile=src/x']
+  ])('%s', expectPair)
+
+  it('a module named like one (`python -m constructor`) is a module the policy does not read', () => {
+    expect(decided('python -m constructor x')).toEqual(['python -m constructor x', 'allow', ''])
+    expect(decided('python -m toString -m pytest')).toEqual([
+      'python -m toString -m pytest',
+      'allow',
+      ''
+    ])
+  })
+})

@@ -459,7 +459,8 @@ function kebab(name: string): string {
 
 /** The option a written name stands for in `tool`, or undefined (an unknown option). */
 function resolveName(tool: LintTool, name: string): string | undefined {
-  const known = (n: string) => n in tool.values || (tool.flags !== undefined && n in tool.flags)
+  const known = (n: string) =>
+    takesValue(tool, n) || (tool.flags !== undefined && Object.hasOwn(tool.flags, n))
   if (known(name)) return name
   // `--outputFile.json=F` (Vitest): the option is `output-file`
   const dot = name.indexOf('.')
@@ -476,8 +477,14 @@ function resolveName(tool: LintTool, name: string): string | undefined {
   return undefined
 }
 
+/** Whether `name` is one of the tool's options with a value (own keys only: not `constructor`). */
+function takesValue(tool: LintTool, name: string): boolean {
+  return Object.hasOwn(tool.values, name)
+}
+
 function effectOf(tool: LintTool, name: string): Does | undefined {
-  return tool.values[name] ?? tool.flags?.[name]
+  if (takesValue(tool, name)) return tool.values[name] ?? undefined
+  return tool.flags !== undefined && Object.hasOwn(tool.flags, name) ? tool.flags[name] : undefined
 }
 
 /** One option as read: its name in the table, and its value word when it takes one. */
@@ -515,7 +522,7 @@ export function lintEffects(
     const eqAt = t.indexOf('=')
     if (!w.literal && t.startsWith('--') && eqAt > 2) {
       const option = resolveName(tool, kebab(t.slice(2, eqAt)))
-      if (option !== undefined && option in tool.values) {
+      if (option !== undefined && takesValue(tool, option)) {
         const rest = w.text.slice(w.text.indexOf('=') + 1)
         read_.push({ name: option, written: t.slice(0, eqAt), value: dyn(rest, t.slice(eqAt + 1)) })
       }
@@ -544,7 +551,7 @@ export function lintEffects(
       const option = resolveName(tool, kebab(negated ? rawName.slice(3) : rawName))
       if (option === undefined) continue
       if (negated) continue // `--no-fix`, `--no-cache`: the effect off
-      if (option in tool.values) {
+      if (takesValue(tool, option)) {
         const value = eq >= 0 ? lit(t.slice(eq + 1), t.slice(eq + 1).startsWith('~')) : words[i + 1]
         if (eq < 0) i++
         read_.push(
@@ -558,9 +565,13 @@ export function lintEffects(
     }
     // short options: `-o F`, `-oF`, `-c F`; letters before a valued one are flags (`-wo F`)
     for (let k = 1; k < t.length; k++) {
-      const long = tool.short?.[t[k] as string]
+      const letter = t[k] as string
+      const long =
+        tool.short !== undefined && Object.hasOwn(tool.short, letter)
+          ? tool.short[letter]
+          : undefined
       if (long === undefined) continue
-      if (long in tool.values) {
+      if (takesValue(tool, long)) {
         const attached = t.slice(k + 1)
         const value = attached !== '' ? lit(attached, attached.startsWith('~')) : words[i + 1]
         if (attached === '') i++
