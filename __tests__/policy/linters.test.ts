@@ -270,3 +270,14 @@ describe("an option named like an object's own property is an unknown option, no
     ])
   })
 })
+
+describe('a pattern the tool expands itself (quoted, so the shell leaves it)', () => {
+  it.each([
+    ["prettier --write '**/*.yml'", "prettier --write 'src/**/*.ts'"],
+    ["npx prettier -w '{src,.github}/**'", "npx prettier -w 'src/{a,b}.ts'"],
+    ["prettier -l -w '*.json'", "prettier -l -w 'src/*.json'"],
+    ["npx eslint --fix '**/*.js'", "npx eslint --fix 'src/**/*.js'"],
+    ["ruff format '**/*.py'", "ruff format 'src/**/*.py'"],
+    ["npx pnpm exec prettier --write '.git*/**'", "npx pnpm exec prettier --write 'src/?.ts'"]
+  ])('%s', expectPair)
+})

@@ -487,6 +487,21 @@ function effectOf(tool: LintTool, name: string): Does | undefined {
   return tool.flags !== undefined && Object.hasOwn(tool.flags, name) ? tool.flags[name] : undefined
 }
 
+/**
+ * An operand these tools expand themselves (`prettier --write '**\/*.yml'`, quoted so the shell
+ * leaves it): the directory before its first pattern character, whose tree it may match (a brace
+ * or a pattern at the start: the working directory). Dot-directories included: Prettier's and
+ * ESLint's own globbing matches `.github`.
+ */
+function expandedByTool(word: ShellWord): ShellWord {
+  if (!word.literal) return word
+  const at = word.text.search(/[*?[{]/)
+  if (at < 0) return word
+  const cut = word.text.lastIndexOf('/', at)
+  const dir = cut < 0 ? '.' : cut === 0 ? '/' : word.text.slice(0, cut)
+  return lit(dir, word.tilde && dir.startsWith('~'))
+}
+
 /** One option as read: its name in the table, and its value word when it takes one. */
 interface ReadOption {
   name: string
@@ -635,7 +650,7 @@ export function lintEffects(
     const targets = operands.filter((o) => !(o.literal && o.text === '-'))
     for (const target of targets.length > 0 ? targets : [lit('.')]) {
       // the files there now, rewritten in place: nothing new lands below (removal: what is there)
-      out.push(removal(fileWrite(label, target, true)))
+      out.push(removal(fileWrite(label, expandedByTool(target), true)))
     }
   }
   return out
