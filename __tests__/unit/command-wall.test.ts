@@ -333,7 +333,8 @@ describe('the wall on this machine', () => {
             filesystem: { readwritePaths: [dir], readonlyPaths: [], deniedPaths: [] },
             pathDirs: []
           }),
-          `(setsid sh -c 'sleep 30; : ${token}' > /dev/null 2>&1 &); echo hi; ls /proc | grep -c '^[0-9]' > seen; exit 3`,
+          // the leftover has exec'd (its command line names the token) before the command ends
+          `(setsid sh -c ': > started; sleep 30; : ${token}' > /dev/null 2>&1 &); echo hi; ls /proc | grep -c '^[0-9]' > seen; while [ ! -e started ]; do sleep 0.05; done; exit 3`,
           dir,
           machine
         )
@@ -433,7 +434,9 @@ describe('the wall with the network proxy, on this machine', () => {
           `curl -sS --max-time 20 http://127.0.0.1:${loopback.port}/; echo " curl=$?"`,
           // without the proxy's variables, nothing at all
           `curl -sS --max-time 20 --noproxy '*' http://${address}:${allowed.port}/direct; echo " curl=$?"`,
-          `(setsid sh -c 'sleep 30; : ${token}' > /dev/null 2>&1 &)`,
+          // the leftover has exec'd (its command line names the token) before the command ends
+          `(setsid sh -c ': > ${dir}/started; sleep 30; : ${token}' > /dev/null 2>&1 &)`,
+          `while [ ! -e ${dir}/started ]; do sleep 0.05; done`,
           'exit 4'
         ].join('\n')
         const args = commandWallArgs(
