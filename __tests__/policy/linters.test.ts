@@ -281,3 +281,55 @@ describe('a pattern the tool expands itself (quoted, so the shell leaves it)', (
     ["npx pnpm exec prettier --write '.git*/**'", "npx pnpm exec prettier --write 'src/?.ts'"]
   ])('%s', expectPair)
 })
+
+describe('the tables checked against the tools themselves (linter-tables.test.ts): what they found', () => {
+  it.each([
+    // a flag of the tool read as an option with a value swallowed the option after it
+    ['jest --logHeapUsage --outputFile .github/x', 'jest --logHeapUsage --outputFile src/x.json'],
+    ['jest --workerThreads --outputFile .github/x', 'jest --workerThreads --outputFile src/x'],
+    // an option ESLint still reads (deprecated) where it writes its cache
+    ['eslint --cache --cache-file .github/x src', 'eslint --cache --cache-file src/x src'],
+    ['eslint --cache-file=.github/x --cache src', 'eslint --cache-file=src/x --cache src'],
+    // Vitest's options for what it writes
+    ['vitest --attachmentsDir .github/a', 'vitest --attachmentsDir src/a'],
+    ['vitest bench --outputJson .github/x', 'vitest bench --outputJson src/x.json'],
+    ['vitest list --json .github/x', 'vitest list --json src/x.json']
+  ])('%s', (denied, allowed) => expectPair(denied, allowed))
+
+  it('the value after an option is read both ways when it looks like an option (-o --fix)', () => {
+    // minimist, mri and argparse read `--write` as an option, optionator as -o's value
+    expect(decided('prettier --cache-location --write .github/ci.yml')[2]).toBe('protected')
+    expect(decided('eslint -o --fix src')[1]).toBe('allow')
+    expect(decided('eslint -o --fix .github')[2]).toBe('protected')
+    expect(decided('vitest --api --outputFile .github/x')[2]).toBe('protected')
+    expect(decided('vitest --api --outputFile src/x')[1]).toBe('allow')
+  })
+
+  it.each([
+    // Jest 29's --env, Jest 30's alias of --testEnvironment
+    ['jest --env ./src/env.js', 'jest --env node'],
+    ['npx jest --env=./src/env.js', 'npx jest --env=jsdom'],
+    ['vitest --reporters ./src/r.js', 'vitest --reporters verbose'],
+    ['vitest --diff ./src/diff.js', 'vitest --diff.expand'],
+    ['vitest --workspace vitest.workspace.ts', 'vitest --project unit'],
+    [
+      'vitest --poolOptions.forks.execArgv=--require=./src/x.js',
+      'vitest --poolOptions.forks.singleFork'
+    ],
+    ['vitest --pool-options.threads ./x', 'vitest --poolOptions.threads.maxThreads=2'],
+    ['vitest --coverage.provider ./src/p.js', 'vitest --coverage.provider v8'],
+    ['vitest --browser.providerOptions.launch.executablePath=./x', 'vitest --browser.headless'],
+    ['vitest --api.allowExec', 'vitest --api.port 5555'],
+    ['vitest --inspect-brk', 'vitest --run'],
+    ['vitest init browser', 'vitest run browser'],
+    ['npm test -- --poolOptions.vmForks.execArgv=--import=./x.js', 'npm test -- --coverage.enabled']
+  ])('%s', (denied, allowed) => expectPair(denied, allowed, 'runs-code'))
+
+  it.each([
+    // a dotted key of Vitest's configuration this engine does not model
+    ['vitest --coverage.customReporter=./x', 'vitest --coverage.all'],
+    ['vitest --typecheck.foo=$X', 'vitest --typecheck.only'],
+    ['vitest --coverage.thresholds.autoUpdate', 'vitest --coverage.thresholds.lines 80'],
+    ['jest --init', 'jest --ci']
+  ])('%s', (denied, allowed) => expectPair(denied, allowed, 'writes-unknown'))
+})

@@ -51,9 +51,14 @@ type Does =
   | { kind: 'rewrites-operands' }
   /** A flag that makes the tool do something the policy cannot follow. */
   | { kind: 'flag-runs-code'; why: string }
-  | { kind: 'flag-writes'; target: string; subtree: boolean; unless?: string }
+  /** A flag that makes the tool write files the policy cannot name (`jest --init`). */
+  | { kind: 'flag-writes-unknown'; why: string }
+  /** A flag that writes `target`, unless one of `unless` says where instead. */
+  | { kind: 'flag-writes'; target: string; subtree: boolean; unless?: readonly string[] }
   /** An option with a value that also writes a file of its own (`eslint --suppress-rule R`). */
   | { kind: 'value-writes'; target: string; unless: string }
+  /** A value that is a file the tool writes, unless it is one of `unless` (`--json true`). */
+  | { kind: 'writes-file-unless'; unless: RegExp }
   /** A flag read only so that another option can depend on it (`ruff format --check`). */
   | { kind: 'none' }
 
@@ -64,6 +69,14 @@ interface LintTool {
   flags?: Readonly<Record<string, Does>>
   /** Short options: the letter → the long name it stands for. */
   short?: Readonly<Record<string, string>>
+  /** Long aliases: another name → the long name it stands for (Jest's `--env`). */
+  aliases?: Readonly<Record<string, string>>
+  /**
+   * Dotted options set any key of the tool's configuration (Vitest's `--poolOptions.forks.execArgv`,
+   * accepted below any option the tool knows): those named in the table or in `inert` are read as
+   * the table says; any other is a setting this engine does not model (`writes-unknown`).
+   */
+  dotted?: { inert: ReadonlySet<string> }
   /** argparse: a prefix of an option's name is that option. */
   abbreviations?: boolean
   /** `@FILE` reads more arguments from FILE (argparse's fromfile_prefix_chars). */
@@ -112,6 +125,7 @@ export const ESLINT: LintTool = {
     'resolve-plugins-relative-to': code('plugins are then loaded from another directory'),
     'output-file': WRITES_FILE,
     'cache-location': WRITES_TREE,
+    'cache-file': WRITES_FILE,
     'suppressions-location': WRITES_FILE,
     'ignore-path': READS,
     ext: null,
@@ -124,6 +138,8 @@ export const ESLINT: LintTool = {
     'max-warnings': null,
     'fix-type': null,
     'report-unused-disable-directives-severity': null,
+    'report-unused-inline-configs': null,
+    'print-config': null,
     'stdin-filename': null,
     'suppress-rule': {
       kind: 'value-writes',
@@ -139,19 +155,19 @@ export const ESLINT: LintTool = {
       kind: 'flag-writes',
       target: '.eslintcache',
       subtree: false,
-      unless: 'cache-location'
+      unless: ['cache-location', 'cache-file']
     },
     'suppress-all': {
       kind: 'flag-writes',
       target: 'eslint-suppressions.json',
       subtree: false,
-      unless: 'suppressions-location'
+      unless: ['suppressions-location']
     },
     'prune-suppressions': {
       kind: 'flag-writes',
       target: 'eslint-suppressions.json',
       subtree: false,
-      unless: 'suppressions-location'
+      unless: ['suppressions-location']
     },
     init: { kind: 'flag-runs-code', why: 'eslint --init installs and runs npm packages' },
     mcp: {
@@ -177,6 +193,10 @@ export const PRETTIER: LintTool = {
     'ignore-path': READS,
     'cache-strategy': null,
     'config-precedence': null,
+    // `prettier --help write`: help on an option
+    help: null,
+    'find-config-path': null,
+    'file-info': null,
     'cursor-offset': null,
     'end-of-line': null,
     'log-level': null,
@@ -200,13 +220,16 @@ export const PRETTIER: LintTool = {
       kind: 'flag-writes',
       target: 'node_modules/.cache/prettier',
       subtree: true,
-      unless: 'cache-location'
+      unless: ['cache-location']
     }
   },
-  short: { w: 'write' }
+  short: { w: 'write', h: 'help' }
 }
 
-/** Jest's options that name a module it loads (a runner, an environment, a transform, …). */
+/**
+ * Jest's options that name a module it loads (a runner, an environment, a transform, …), or set
+ * configuration that does (`--moduleNameMapper`, `--haste`). Jest refuses options it does not know.
+ */
 const JEST_MODULES = [
   'config',
   'setup-files',
@@ -218,20 +241,15 @@ const JEST_MODULES = [
   'transform',
   'resolver',
   'reporters',
-  'watch-plugins',
   'preset',
   'test-sequencer',
-  'snapshot-resolver',
   'prettier-path',
   'runner',
   'test-results-processor',
   'filter',
-  'dependency-extractor',
   'haste',
   'snapshot-serializers',
-  'module-name-mapper',
-  'module-loader',
-  'test-environment-options'
+  'module-name-mapper'
 ]
 
 /** Jest's own coverage reporters (istanbul's): a name that loads no module. */
@@ -267,6 +285,7 @@ export const JEST: LintTool = {
     ),
     roots: code('tests and modules from other roots are code the rules never saw', INSIDE),
     'test-name-pattern': null,
+    // Jest 29's name for what Jest 30 calls --testPathPatterns
     'test-path-pattern': null,
     'test-path-ignore-patterns': null,
     'test-match': null,
@@ -290,27 +309,96 @@ export const JEST: LintTool = {
     'notify-mode': null,
     seed: null,
     shard: null,
-    'selected-projects': null,
+    'select-projects': null,
     projects: code(
       'another project’s configuration names modules Jest loads',
       (v) => v.literal && /^\.\/?$/.test(v.text)
     ),
     'max-concurrency': null,
     'changed-since': null,
-    'log-heap-usage': null,
     'open-handles-timeout': null,
-    'wait-next-event-loop-turn-for-unhandled-rejection-events': null,
-    workerthreads: null,
-    'worker-idle-memory-limit': null
+    'worker-graceful-exit-timeout': null,
+    'test-environment-options': null,
+    'test-failure-exit-code': null,
+    'module-path-ignore-patterns': null,
+    'ignore-projects': null,
+    globals: null,
+    'test-path-patterns': null
   },
+  flags: {
+    init: {
+      kind: 'flag-writes-unknown',
+      why: 'jest --init (Jest 29) writes a configuration file and package.json’s test script'
+    }
+  },
+  // Jest 29's `--env` is its own option, Jest 30's an alias: both the test environment
+  aliases: { env: 'test-environment' },
   short: { c: 'config', o: 'only-changed', w: 'max-workers', t: 'test-name-pattern' }
+}
+
+/**
+ * Vitest's dotted options that set nothing a rule could see: booleans, numbers, globs, names of
+ * Vitest's own choices (Vitest 3's CLI). Any other dotted key is a setting not modelled here.
+ */
+const VITEST_INERT = new Set([
+  ...['port', 'host', 'strict-port'].flatMap((k) => [`api.${k}`, `browser.api.${k}`]),
+  'browser.api',
+  ...['all', 'enabled', 'include', 'exclude', 'extension', 'clean', 'clean-on-rerun']
+    .concat(['report-on-failure', 'allow-external', 'skip-full', 'ignore-class-methods'])
+    .concat(['processing-concurrency', 'thresholds', 'watermarks'])
+    .map((k) => `coverage.${k}`),
+  ...['100', 'per-file', 'lines', 'functions', 'branches', 'statements'].map(
+    (k) => `coverage.thresholds.${k}`
+  ),
+  ...['statements', 'lines', 'branches', 'functions'].map((k) => `coverage.watermarks.${k}`),
+  ...['enabled', 'name', 'headless', 'isolate', 'ui', 'file-parallelism', 'connect-timeout'].map(
+    (k) => `browser.${k}`
+  ),
+  ...['threads', 'vm-threads', 'forks', 'vm-forks'].flatMap((pool) =>
+    ['isolate', 'single-thread', 'single-fork', 'use-atomics', 'memory-limit']
+      .concat(['max-threads', 'min-threads', 'max-forks', 'min-forks'])
+      .map((k) => `pool-options.${pool}.${k}`)
+  ),
+  ...[
+    'shuffle',
+    'shuffle.files',
+    'shuffle.tests',
+    'concurrent',
+    'seed',
+    'hooks',
+    'setup-files'
+  ].map((k) => `sequence.${k}`),
+  ...['a-annotation', 'a-indicator', 'b-annotation', 'b-indicator', 'common-indicator']
+    .concat(['context-lines', 'empty-first-or-last-line-placeholder', 'expand'])
+    .concat(['include-change-counts', 'omit-annotation-lines', 'print-basic-prototype'])
+    .concat(['max-depth', 'truncate-threshold', 'truncate-annotation'])
+    .map((k) => `diff.${k}`),
+  ...['enabled', 'only', 'allow-js', 'ignore-source-errors', 'spawn-timeout'].map(
+    (k) => `typecheck.${k}`
+  ),
+  'expect.require-assertions',
+  'expect.poll',
+  'expect.poll.interval',
+  'expect.poll.timeout'
+])
+
+const VITEST_API_RUNS_CODE: Does = {
+  kind: 'flag-runs-code',
+  why: 'Vitest’s API server then runs code and writes files it is sent'
 }
 
 export const VITEST: LintTool = {
   values: {
     config: code('a configuration file is a module Vitest imports'),
+    workspace: code('a workspace file names projects whose configuration Vitest imports'),
     'output-file': WRITES_FILE,
+    'output-json': WRITES_FILE,
+    json: { kind: 'writes-file-unless', unless: /^(?:true|false)$/ },
+    'attachments-dir': WRITES_TREE,
     'coverage.reports-directory': WRITES_TREE,
+    'merge-reports': READS,
+    compare: READS,
+    'typecheck.tsconfig': READS,
     reporter: code('a reporter given by path is a module Vitest loads', (v) => !namesPath(v)),
     'global-setup': code('a global setup file is code Vitest runs'),
     'setup-files': code('setup files are code Vitest runs'),
@@ -318,32 +406,71 @@ export const VITEST: LintTool = {
       /^(?:node|jsdom|happy-dom|edge-runtime)$/.test(v.literal ? v.text : '')
     ),
     root: code('tests from another root are code the rules never saw', (v) => !namesPath(v)),
-    // dotted options set any configuration key: those that name a module or a program
+    dir: code('tests from another directory are code the rules never saw', INSIDE),
+    'coverage.provider': code('a coverage provider other than Vitest’s own is a module', (v) =>
+      /^(?:v8|istanbul)$/.test(v.literal ? v.text : '')
+    ),
     'coverage.reporter': code(
       'a coverage reporter other than istanbul’s own is a module',
       (v) => v.literal && v.text.split(',').every((r) => JEST_COVERAGE_REPORTERS.test(r.trim()))
     ),
     'coverage.custom-provider-module': code('a custom coverage provider is a module Vitest loads'),
+    browser: null,
     'browser.provider': code('a browser provider other than Vitest’s own is a module', (v) =>
       /^(?:playwright|webdriverio|preview)$/.test(v.literal ? v.text : '')
     ),
+    'browser.provider-options': code('launch options can name the browser program Vitest runs'),
     'typecheck.checker': code('the type checker is a program Vitest runs', (v) =>
       /^(?:tsc|vue-tsc)$/.test(v.literal ? v.text : '')
     ),
     pool: code('a pool other than Vitest’s own is a module it loads', (v) =>
       /^(?:threads|forks|vmThreads|vmForks|typescript)$/.test(v.literal ? v.text : '')
     ),
-    'snapshot-serializers': code('snapshot serializers are modules Vitest loads'),
+    'pool-options': code('pool options set the Node arguments of the workers (execArgv)'),
+    ...Object.fromEntries(
+      ['threads', 'vm-threads', 'forks', 'vm-forks'].map((pool) => [
+        `pool-options.${pool}`,
+        code('pool options set the Node arguments of the workers (execArgv)')
+      ])
+    ),
+    sequence: code('sequence options can name a sequencer, a module Vitest loads'),
     'sequence.sequencer': code('a sequencer is a module Vitest loads'),
-    dir: null,
+    diff: code('a diff configuration is a module Vitest imports'),
+    inspect: code('a debugger runs any code sent to it'),
+    'inspect-brk': code('a debugger runs any code sent to it'),
+    'snapshot-serializers': code('snapshot serializers are modules Vitest loads'),
+    api: null,
+    silent: null,
     project: null,
     'test-name-pattern': null,
     'test-timeout': null,
+    'hook-timeout': null,
+    'teardown-timeout': null,
+    'slow-test-threshold': null,
+    'max-workers': null,
+    'min-workers': null,
+    'max-concurrency': null,
+    bail: null,
+    retry: null,
+    exclude: null,
     shard: null,
     changed: null,
-    mode: null
+    mode: null,
+    'config-loader': null
   },
-  short: { c: 'config', r: 'root', t: 'test-name-pattern' }
+  flags: {
+    'api.allow-exec': VITEST_API_RUNS_CODE,
+    'api.allow-write': VITEST_API_RUNS_CODE,
+    'browser.api.allow-exec': VITEST_API_RUNS_CODE,
+    'browser.api.allow-write': VITEST_API_RUNS_CODE,
+    'coverage.thresholds.auto-update': {
+      kind: 'flag-writes-unknown',
+      why: 'Vitest then rewrites the thresholds in its configuration file'
+    }
+  },
+  aliases: { reporters: 'reporter' },
+  short: { c: 'config', r: 'root', t: 'test-name-pattern' },
+  dotted: { inert: VITEST_INERT }
 }
 
 /** mypy's report options: each writes its report below the directory it names. */
@@ -452,9 +579,28 @@ export const RUFF: LintTool = {
   short: { o: 'output-file', e: 'exit-zero', n: 'no-cache', s: 'silent', q: 'quiet', w: 'watch' }
 }
 
-/** `outputFile` → `output-file` (yargs reads both); `--OUTDIR` stays as typed elsewhere. */
+/**
+ * `outputFile` → `output-file` (yargs reads both), each dotted key alike (`poolOptions.forks` →
+ * `pool-options.forks`); `--OUTDIR` stays as typed elsewhere.
+ */
 function kebab(name: string): string {
   return name.replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase()
+}
+
+/**
+ * The word after an option with a value. One that looks like an option (`--fix`) is its value for
+ * some parsers (optionator, yargs' arrays) and an option of its own for others (minimist, mri,
+ * argparse): it is read both ways, so that neither hides what it does (`consumed` false: the
+ * loop reads it again as an option).
+ */
+function valueAfter(
+  words: readonly ShellWord[],
+  i: number
+): { word: ShellWord; consumed: boolean } | undefined {
+  const word = words[i + 1]
+  if (word === undefined) return undefined
+  const t = word.literal ? word.text : word.prefix
+  return { word, consumed: !(t.startsWith('-') && t !== '-' && t !== '--') }
 }
 
 /** The option a written name stands for in `tool`, or undefined (an unknown option). */
@@ -462,9 +608,17 @@ function resolveName(tool: LintTool, name: string): string | undefined {
   const known = (n: string) =>
     takesValue(tool, n) || (tool.flags !== undefined && Object.hasOwn(tool.flags, n))
   if (known(name)) return name
+  const alias =
+    tool.aliases !== undefined && Object.hasOwn(tool.aliases, name) ? tool.aliases[name] : undefined
+  if (alias !== undefined) return alias
   // `--outputFile.json=F` (Vitest): the option is `output-file`
   const dot = name.indexOf('.')
-  if (dot > 0 && known(name.slice(0, dot)) && !known(name)) return name.slice(0, dot)
+  if (dot > 0 && known(name.slice(0, dot)) && !known(name)) {
+    // a key of the configuration below another option is a setting of its own (`unmodelled`)
+    return tool.dotted === undefined || name.slice(0, dot) === 'output-file'
+      ? name.slice(0, dot)
+      : undefined
+  }
   if (tool.abbreviations === true && name.length >= 2) {
     const all = [...Object.keys(tool.values), ...Object.keys(tool.flags ?? {})]
     // argparse takes a unique prefix as the option (an ambiguous one is refused): any option
@@ -475,6 +629,29 @@ function resolveName(tool: LintTool, name: string): string | undefined {
     if (any !== undefined) return any
   }
   return undefined
+}
+
+/**
+ * A dotted option (`--poolOptions.forks.execArgv`) of a tool whose dotted options set any key of
+ * its configuration, which neither its table nor its inert keys name: a setting not modelled here.
+ */
+function unmodelled(tool: LintTool, name: string): boolean {
+  if (tool.dotted === undefined || !name.includes('.')) return false
+  if (tool.dotted.inert.has(name) || Object.hasOwn(tool.values, name)) return false
+  if (tool.flags !== undefined && Object.hasOwn(tool.flags, name)) return false
+  return !name.startsWith('output-file.')
+}
+
+/**
+ * What an unmodelled dotted key does: a key below an option that loads code loads code
+ * (`--poolOptions.forks.execArgv` below `--poolOptions`); any other can set where the tool writes.
+ */
+function unmodelledSetting(tool: LintTool, key: string, label: string): CommandEffect {
+  for (let at = key.lastIndexOf('.'); at > 0; at = key.lastIndexOf('.', at - 1)) {
+    const does = effectOf(tool, key.slice(0, at))
+    if (does?.kind === 'runs-code') return runsCode(`${label}: ${does.why}`)
+  }
+  return writesUnknown(`${label}: a setting of the tool's configuration this engine does not model`)
 }
 
 /** Whether `name` is one of the tool's options with a value (own keys only: not `constructor`). */
@@ -536,6 +713,10 @@ export function lintEffects(
     // `--name=$X`: a known option whose value only is known at run time
     const eqAt = t.indexOf('=')
     if (!w.literal && t.startsWith('--') && eqAt > 2) {
+      if (unmodelled(tool, kebab(t.slice(2, eqAt)))) {
+        out.push(unmodelledSetting(tool, kebab(t.slice(2, eqAt)), `${name} ${t.slice(0, eqAt)}`))
+        continue
+      }
       const option = resolveName(tool, kebab(t.slice(2, eqAt)))
       if (option !== undefined && takesValue(tool, option)) {
         const rest = w.text.slice(w.text.indexOf('=') + 1)
@@ -563,12 +744,18 @@ export function lintEffects(
       const eq = t.indexOf('=')
       const rawName = eq < 0 ? t.slice(2) : t.slice(2, eq)
       const negated = rawName.startsWith('no-') && resolveName(tool, kebab(rawName)) === undefined
-      const option = resolveName(tool, kebab(negated ? rawName.slice(3) : rawName))
+      const key = kebab(negated ? rawName.slice(3) : rawName)
+      if (!negated && unmodelled(tool, key)) {
+        out.push(unmodelledSetting(tool, key, `${name} ${eq < 0 ? t : t.slice(0, eq)}`))
+        continue
+      }
+      const option = resolveName(tool, key)
       if (option === undefined) continue
       if (negated) continue // `--no-fix`, `--no-cache`: the effect off
       if (takesValue(tool, option)) {
-        const value = eq >= 0 ? lit(t.slice(eq + 1), t.slice(eq + 1).startsWith('~')) : words[i + 1]
-        if (eq < 0) i++
+        const next = eq < 0 ? valueAfter(words, i) : undefined
+        const value = eq >= 0 ? lit(t.slice(eq + 1), t.slice(eq + 1).startsWith('~')) : next?.word
+        if (next?.consumed === true) i++
         read_.push(
           value === undefined ? { name: option, written: t } : { name: option, written: t, value }
         )
@@ -588,8 +775,9 @@ export function lintEffects(
       if (long === undefined) continue
       if (takesValue(tool, long)) {
         const attached = t.slice(k + 1)
-        const value = attached !== '' ? lit(attached, attached.startsWith('~')) : words[i + 1]
-        if (attached === '') i++
+        const next = attached === '' ? valueAfter(words, i) : undefined
+        const value = attached !== '' ? lit(attached, attached.startsWith('~')) : next?.word
+        if (next?.consumed === true) i++
         read_.push(
           value === undefined
             ? { name: long, written: `-${t[k]}` }
@@ -634,8 +822,16 @@ export function lintEffects(
         if (!given.has(does.unless)) out.push(fileWrite(label, lit(does.target)))
         break
       case 'flag-writes':
-        if (does.unless === undefined || !given.has(does.unless)) {
+        if (does.unless === undefined || !does.unless.some((u) => given.has(u))) {
           out.push(fileWrite(label, lit(does.target), does.subtree))
+        }
+        break
+      case 'flag-writes-unknown':
+        out.push(writesUnknown(`${label}: ${does.why}`))
+        break
+      case 'writes-file-unless':
+        if (value !== undefined && !(value.literal && does.unless.test(value.text))) {
+          out.push(fileWrite(label, value))
         }
         break
       case 'none':
@@ -683,6 +879,11 @@ export function jestEffects(words: readonly ShellWord[], name: string): CommandE
 }
 
 export function vitestEffects(words: readonly ShellWord[], name: string): CommandEffect[] {
+  // `vitest init browser` installs packages and writes a configuration
+  const command = words.slice(1).find((w) => !w.literal || !w.text.startsWith('-'))
+  if (command?.literal === true && command.text === 'init') {
+    return [runsCode(`${name} init installs packages and writes Vitest’s configuration`)]
+  }
   return lintEffects(VITEST, words, name)
 }
 
