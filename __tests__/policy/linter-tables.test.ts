@@ -52,7 +52,8 @@ function fromHelp(text: string): ToolOptions {
     const names = longs.map((l) =>
       l.startsWith('no-') && !longs.includes(l.slice(3)) ? l.slice(3) : l
     )
-    const name = names.find((n) => !n.startsWith('no-')) ?? (names[0])
+    const name = names.find((n) => !n.startsWith('no-')) ?? names[0]
+    if (name === undefined) continue
     ;(takesValue ? options.valued : options.flags).add(name)
     for (const s of shorts) options.short.set(s, name)
   }
