@@ -157,7 +157,8 @@ describe('code they load: a configuration that is code, a plugin, a formatter, a
     ['eslint --plugin evil src', 'eslint --max-warnings 0 src'],
     ['eslint --rulesdir src/rules src', 'eslint --rule "no-console: 2" src'],
     ['prettier --check --plugin=./src/p.mjs src', 'prettier --check --print-width 100 src'],
-    ['prettier --check --config src/p.mjs src', 'prettier --check --config src/p.json src'],
+    // a configuration in any format names plugins (`{"plugins": ["./x.mjs"]}`)
+    ['prettier --check --config src/p.json src', 'prettier --check src'],
     ['jest --setupFiles ./src/x.js', 'jest src/a.test.ts'],
     ['jest -c src/jest.config.js', 'jest -t adds'],
     ['jest --testEnvironment ./src/env.js', 'jest --testEnvironment jsdom'],
@@ -301,8 +302,8 @@ describe('the tables checked against the tools themselves (linter-tables.test.ts
     expect(decided('prettier --cache-location --write .github/ci.yml')[2]).toBe('protected')
     expect(decided('eslint -o --fix src')[1]).toBe('allow')
     expect(decided('eslint -o --fix .github')[2]).toBe('protected')
-    expect(decided('vitest --api --outputFile .github/x')[2]).toBe('protected')
-    expect(decided('vitest --api --outputFile src/x')[1]).toBe('allow')
+    expect(decided('vitest --bail --outputFile .github/x')[2]).toBe('protected')
+    expect(decided('vitest --bail --outputFile src/x')[1]).toBe('allow')
   })
 
   it.each([
@@ -319,7 +320,7 @@ describe('the tables checked against the tools themselves (linter-tables.test.ts
     ['vitest --pool-options.threads ./x', 'vitest --poolOptions.threads.maxThreads=2'],
     ['vitest --coverage.provider ./src/p.js', 'vitest --coverage.provider v8'],
     ['vitest --browser.providerOptions.launch.executablePath=./x', 'vitest --browser.headless'],
-    ['vitest --api.allowExec', 'vitest --api.port 5555'],
+    ['vitest --api.allowExec', 'vitest --run'],
     ['vitest --inspect-brk', 'vitest --run'],
     ['vitest init browser', 'vitest run browser'],
     ['npm test -- --poolOptions.vmForks.execArgv=--import=./x.js', 'npm test -- --coverage.enabled']
@@ -332,4 +333,76 @@ describe('the tables checked against the tools themselves (linter-tables.test.ts
     ['vitest --coverage.thresholds.autoUpdate', 'vitest --coverage.thresholds.lines 80'],
     ['jest --init', 'jest --ci']
   ])('%s', (denied, allowed) => expectPair(denied, allowed, 'writes-unknown'))
+})
+
+describe('the fifth review: what the linters’ fix missed, by class', () => {
+  it.each([
+    // hidden options (mypy's help=SUPPRESS) that write where they point
+    ['mypy --timing-stats .github/x src', 'mypy --timing-stats src/t.txt src'],
+    ['python -m mypy --timing .github/x src', 'python -m mypy --timing src/t.txt src'],
+    ['mypy --line-checking-stats .github src', 'mypy --line-checking-stats src/s src'],
+    // in the directory the package manager moved to
+    ['pnpm -C .github exec eslint -o w.yml', 'pnpm -C src exec eslint -o w.txt'],
+    ['pnpm --dir=.github exec eslint -o w.yml', 'pnpm --dir=src exec eslint -o w.txt'],
+    ['yarn --cwd .github jest --outputFile w.json', 'yarn --cwd src jest --outputFile w.json'],
+    ['pnpm -C .github test -- --outputFile w.json', 'pnpm -C src test -- --outputFile w.json']
+  ])('%s', (denied, allowed) => expectPair(denied, allowed))
+
+  it('a flag whose default output the rules do not allow: the coverage tree', async () => {
+    const sources = await compile(
+      `version: 1\nrules:\n  - { id: tools, decision: allow, shell: ["jest *", "vitest *", "npm *"] }\n  - { id: sources, decision: allow, write: ["src/**"] }\n`,
+      ws.dir
+    )
+    const decide = (command: string) => sources.decide(shell(command)).decision
+    for (const [denied, allowed] of [
+      ['jest --coverage', 'jest --coverage --coverageDirectory src/cov'],
+      ['jest --collectCoverage=true', 'jest --collectCoverage=false'],
+      // read as Vitest would too: its coverage tree
+      ['npm test -- --coverage', 'npm test -- --ci'],
+      [
+        'vitest run --coverage.enabled',
+        'vitest run --coverage.enabled --coverage.reportsDirectory src/c'
+      ],
+      ['vitest run --coverage', 'vitest run']
+    ] as const) {
+      expect([denied, decide(denied), allowed, decide(allowed)]).toEqual([
+        denied,
+        'deny',
+        allowed,
+        'allow'
+      ])
+    }
+  })
+
+  it.each([
+    [
+      'mypy --cache-map src/a.py .github/a.meta.ff .github/a.data.ff src',
+      'mypy --no-sqlite-cache src'
+    ]
+  ])('%s', (denied, allowed) => expectPair(denied, allowed, 'writes-unknown'))
+
+  it.each([
+    // a module or program named on the command line
+    ['python -m pytest --trace --pdbcls=evil:Pdb src', 'python -m pytest --trace src'],
+    ['python -m pytest --trace --pdbcls src.evil:Pdb src', 'python -m pytest src'],
+    ['python -m pytest -d --tx popen//python=./src/x.sh', 'python -m pytest -d --tx popen'],
+    ["python -m pytest -d --tx 'ssh=host//python=python3'", "python -m pytest -d --tx '4*popen'"],
+    ['prettier --config=src/p.yaml --check src', 'prettier --no-config --check src'],
+    // Vitest's API and UI servers run what they are sent
+    ['vitest --api.port=5555', 'vitest --run'],
+    ['vitest --ui', 'vitest --run'],
+    ['vitest --browser.api 63315', 'vitest --browser.headless'],
+    // script arguments, however the package manager is asked to run the script
+    ['yarn test --setupFiles ./src/evil.js', 'yarn test --runInBand'],
+    ['yarn run test --setupFiles ./src/evil.js', 'yarn run test src/a.test.js'],
+    ['yarn lint -c src/evil.mjs', 'yarn lint --max-warnings 0'],
+    ['pnpm test -- --setupFiles ./src/e.js', 'pnpm test -- --ci'],
+    ['pnpm run lint -c src/e.mjs', 'pnpm run lint --quiet'],
+    ['npm -- test --setupFiles=./src/evil.js', 'npm -- test --ci'],
+    ['npm -- run lint -c=src/e.mjs', 'npm -- run lint --quiet'],
+    // a setting of npm's with a value before the program: the word after it may be either
+    ['npx --loglevel silent eslint -c src/evil.mjs .', 'npx --loglevel silent eslint .'],
+    ['npx --omit dev eslint -c src/e.mjs .', 'npx --yes eslint .'],
+    ["pnpm --shell-mode exec 'eslint -c x'", 'pnpm exec eslint .']
+  ])('%s', (denied, allowed) => expectPair(denied, allowed, 'runs-code'))
 })

@@ -56,6 +56,27 @@ export function dyn(text: string, prefix = ''): ShellWord {
   return { text, literal: false, prefix, tilde: false }
 }
 
+/** A path word as a program run in `dir` reads it (`pnpm -C DIR exec …`): relative ones below DIR. */
+export function inDirectory(word: ShellWord, dir: ShellWord): ShellWord {
+  const t = word.literal ? word.text : word.prefix
+  if (word.tilde || t.startsWith('/')) return word
+  const text = `${dir.text.replace(/\/+$/, '')}/${word.text}`
+  if (!dir.literal) return dyn(text, dir.prefix)
+  if (!word.literal) return dyn(text, `${dir.text.replace(/\/+$/, '')}/${word.prefix}`)
+  return lit(text, dir.tilde)
+}
+
+/** The effects of a program run in `dir`: its relative paths below DIR. */
+export function inDirectoryEffects(effects: CommandEffect[], dir: ShellWord): CommandEffect[] {
+  return effects.map((e) => {
+    if (e.kind === 'read') return { ...e, target: inDirectory(e.target, dir) }
+    if (e.kind !== 'write') return e
+    const moved = { ...e, target: inDirectory(e.target, dir) }
+    if (e.from !== undefined) moved.from = e.from.map((f) => inDirectory(f, dir))
+    return moved
+  })
+}
+
 export function write(label: string, target: ShellWord, subtree = false): CommandEffect {
   return subtree ? { kind: 'write', label, target, subtree } : { kind: 'write', label, target }
 }

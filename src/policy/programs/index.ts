@@ -49,9 +49,10 @@ export { parseOptions, scanOptions, type OptionSpec, type OptionTable } from './
 export type { OptionRow, Program, ProgramExample, UnknownOptions } from './program.js'
 export { ENV_OPTIONS, isWrapper, LOADS_CODE, runs, SHELLS, XARGS_OPTIONS } from './wrappers.js'
 import { PROGRAMS } from './catalog.js'
-import { type CommandEffect, lit } from './effects.js'
+import { type CommandEffect, inDirectoryEffects, lit } from './effects.js'
 import type { Program } from './program.js'
 import { npmArgv, npmCommand } from './npm-argv.js'
+import { runnerDirectory } from './npm.js'
 import { packageRunnerCommands } from './package-runners.js'
 
 /**
@@ -67,8 +68,12 @@ export function commandEffects(words: readonly ShellWord[]): CommandEffect[] {
   if (handler === undefined) return []
   const effects = handler(words, name)
   // what `npx tsc …`, `pnpm exec tsc …`, `yarn tsc …` run: the program's own effects
+  // (in the directory the package manager moved to: `pnpm -C DIR exec tsc --outDir out`)
+  const directory = runnerDirectory(words, name)
   for (const inner of packageRunnerCommands(words, name)) {
-    if (inner.length > 0) effects.push(...commandEffects(inner))
+    if (inner.length === 0) continue
+    const own = commandEffects(inner)
+    effects.push(...(directory === undefined ? own : inDirectoryEffects(own, directory)))
   }
   // one problem of each kind is enough to deny, and reads better; a URL once
   let seen = ''

@@ -184,9 +184,8 @@ export const ESLINT: LintTool = {
 
 export const PRETTIER: LintTool = {
   values: {
-    config: code('a configuration file may be a JavaScript module Prettier imports', (v) =>
-      /\.(?:json|json5|ya?ml|toml)$/i.test(v.literal ? v.text : '')
-    ),
+    // a configuration in any format names plugins, modules Prettier imports
+    config: code('a configuration file names plugins, modules Prettier imports'),
     plugin: code('a plugin is a module Prettier loads'),
     parser: code('a parser given by path is a module Prettier loads', (v) => !namesPath(v)),
     'cache-location': WRITES_FILE,
@@ -326,6 +325,20 @@ export const JEST: LintTool = {
     'test-path-patterns': null
   },
   flags: {
+    // the coverage reports, in ./coverage (the directory: the files in it have the reporters'
+    // own names, lcov.info, clover.xml, …; a reporter that names others is a module, runs-code)
+    coverage: {
+      kind: 'flag-writes',
+      target: 'coverage',
+      subtree: false,
+      unless: ['coverage-directory']
+    },
+    'collect-coverage': {
+      kind: 'flag-writes',
+      target: 'coverage',
+      subtree: false,
+      unless: ['coverage-directory']
+    },
     init: {
       kind: 'flag-writes-unknown',
       why: 'jest --init (Jest 29) writes a configuration file and package.json’s test script'
@@ -341,8 +354,6 @@ export const JEST: LintTool = {
  * Vitest's own choices (Vitest 3's CLI). Any other dotted key is a setting not modelled here.
  */
 const VITEST_INERT = new Set([
-  ...['port', 'host', 'strict-port'].flatMap((k) => [`api.${k}`, `browser.api.${k}`]),
-  'browser.api',
   ...['all', 'enabled', 'include', 'exclude', 'extension', 'clean', 'clean-on-rerun']
     .concat(['report-on-failure', 'allow-external', 'skip-full', 'ignore-class-methods'])
     .concat(['processing-concurrency', 'thresholds', 'watermarks'])
@@ -439,7 +450,10 @@ export const VITEST: LintTool = {
     inspect: code('a debugger runs any code sent to it'),
     'inspect-brk': code('a debugger runs any code sent to it'),
     'snapshot-serializers': code('snapshot serializers are modules Vitest loads'),
-    api: null,
+    // the API server (and the UI's) runs code and writes files it is sent; on localhost its
+    // allowExec and allowWrite default to true
+    api: code('Vitest’s API server runs code and writes files it is sent'),
+    'browser.api': code('Vitest’s API server runs code and writes files it is sent'),
     silent: null,
     project: null,
     'test-name-pattern': null,
@@ -459,6 +473,19 @@ export const VITEST: LintTool = {
     'config-loader': null
   },
   flags: {
+    ui: VITEST_API_RUNS_CODE,
+    coverage: {
+      kind: 'flag-writes',
+      target: 'coverage',
+      subtree: false,
+      unless: ['coverage.reports-directory']
+    },
+    'coverage.enabled': {
+      kind: 'flag-writes',
+      target: 'coverage',
+      subtree: false,
+      unless: ['coverage.reports-directory']
+    },
     'api.allow-exec': VITEST_API_RUNS_CODE,
     'api.allow-write': VITEST_API_RUNS_CODE,
     'browser.api.allow-exec': VITEST_API_RUNS_CODE,
@@ -492,6 +519,9 @@ export const MYPY: LintTool = {
     ...Object.fromEntries(MYPY_REPORTS.map((name) => [name, WRITES_TREE])),
     'junit-xml': WRITES_FILE,
     'cache-dir': WRITES_TREE,
+    // options mypy hides from --help (help=SUPPRESS) that write where they point
+    'timing-stats': WRITES_FILE,
+    'line-checking-stats': WRITES_TREE,
     'config-file': code('a configuration file names plugins, Python modules mypy imports'),
     'python-executable': code('mypy runs the interpreter it is given'),
     'custom-typeshed-dir': READS,
@@ -516,6 +546,11 @@ export const MYPY: LintTool = {
     'fixed-format-cache': null
   },
   flags: {
+    // `--cache-map SOURCE META DATA …` (hidden): the cache files of each source, anywhere
+    'cache-map': {
+      kind: 'flag-writes-unknown',
+      why: 'mypy --cache-map names the files it writes each module’s cache to'
+    },
     'install-types': {
       kind: 'flag-runs-code',
       why: 'mypy --install-types runs pip to install packages'

@@ -272,7 +272,10 @@ export interface NpmArgv {
   commands: Array<{ word: ShellWord; index: number }>
   /** Every word that is not an option, in order (an option's value may be among them). */
   operands: Array<{ word: ShellWord; index: number }>
-  /** The index of the `--` after which npm reads no option, once its command was read. */
+  /**
+   * The index of the `--` after which npm reads no option, once its command was read (or of
+   * the command, when a `--` came before it): the words after it are the script's.
+   */
   scriptArgs?: number
 }
 
@@ -322,7 +325,12 @@ export function npmArgv(words: readonly ShellWord[]): NpmArgv {
     argv.operands.push({ word, index })
     if (!found) {
       argv.commands.push({ word, index })
-      if (!valued && !attached) found = true
+      if (!valued && !attached) {
+        found = true
+        // `npm -- test ARGS`: after a `--` before the command, every word after it is the
+        // script's (npm reads no option there and hands them over)
+        if (!options) argv.scriptArgs = index
+      }
     }
     valued = false
   }

@@ -8,6 +8,7 @@ import {
   type CommandEffect,
   dyn,
   dynamicArgument,
+  inDirectoryEffects,
   lit,
   network,
   runsCode,
@@ -304,7 +305,9 @@ export function npmCliEffects(words: readonly ShellWord[]): CommandEffect[] {
   // `npm test -- ARGS`, `npm run S -- ARGS`: ARGS go to the script's program, which the policy
   // cannot see: they are read as each test runner and linter it may run would read them
   if (argv.scriptArgs !== undefined && is('test', 'run', 'start', 'stop', 'restart')) {
-    out.push(...scriptArgumentEffects(words.slice(argv.scriptArgs + 1), 'npm'))
+    const own = scriptArgumentEffects(words.slice(argv.scriptArgs + 1), 'npm')
+    const directory = runnerDirectory(words, 'npm')
+    out.push(...(directory === undefined ? own : inDirectoryEffects(own, directory)))
   }
   const writer = commands.find((c) => NPM_WRITES_PACKAGE.has(c.command))
   if (writer !== undefined) {
@@ -421,6 +424,112 @@ function pmOwnWords(
   return program.definite && last !== undefined ? command + last : words.length
 }
 
+/** pnpm's and yarn's own commands (and those pnpm hands to npm): not a program they run. */
+export const PM_COMMANDS = new Set(
+  (
+    'access add adduser approve-builds audit autoclean bin bugs c cache cat-file cat-index ' +
+    'catalog check config constraints create dedupe deploy deprecate dist-tag dlx docs doctor ' +
+    'edit env exec explain fetch find-hash generate-lock-entry get global help i ignored-builds ' +
+    'import info init install install-test it licenses link list ll ln login logout node npm ' +
+    'outdated owner pack patch patch-commit patch-remove ping pkg plugin policies prefix profile ' +
+    'prune publish rb rebuild recursive remove repo rm root run s sdks search self-update server ' +
+    'set set-script setup show stage star stars start store t tag team test token un uninstall ' +
+    'unlink unplug unpublish unstar up update upgrade upgrade-interactive v version versions view ' +
+    'whoami why workspace workspaces xmas'
+  ).split(' ')
+)
+
+/**
+ * npx's own flags, which take no value. Any other option may be one of npm's many settings with
+ * a value (`--loglevel silent`, `--omit dev`): the word after it may be its value or the program.
+ */
+export const NPX_FLAGS = new Set(
+  ['y', 'yes', 'no', 'q', 'quiet', 's', 'silent', 'd', 'dd', 'ddd', 'verbose', 'offline']
+    .concat(['prefer-offline', 'prefer-online', 'ignore-existing', 'force', 'f', 'global', 'g'])
+    .concat(['foreground-scripts', 'no-yes', 'no-install', 'install'])
+)
+
+/** Whether the word at `i` of an npx command line may be the value of the option before it. */
+export function npxMayBeValue(words: readonly ShellWord[], i: number): boolean {
+  const before = words[i - 1]
+  if (before === undefined || i < 2 || !before.literal) return false
+  const t = before.text
+  if (!t.startsWith('-') || t.length < 2 || t.includes('=') || t === '--') return false
+  const key = t.replace(LEADING_DASHES, '').toLowerCase().replace(UNDERSCORES, '-')
+  return !NPX_FLAGS.has(key) && !NPX_VALUE.has(key) && t !== '-c' && t !== '-p'
+}
+
+/** Whether the word before index `i` is an option that may take the word at `i` as its value. */
+export function afterOption(words: readonly ShellWord[], i: number): boolean {
+  const before = words[i - 1]
+  if (before === undefined) return false
+  const t = before.literal ? before.text : before.prefix
+  return t.startsWith('-') && t.length > 1 && !t.includes('=') && !/^-{2,}$/.test(t)
+}
+
+/**
+ * The directory a package manager runs its program or script in, when its own options move it:
+ * `pnpm -C DIR` / `--dir DIR`, `yarn --cwd DIR`, `npm --prefix DIR` (the last one counts).
+ * Its own options only: those before the command (a word after it is the program's).
+ */
+export function runnerDirectory(words: readonly ShellWord[], name: string): ShellWord | undefined {
+  const keys =
+    name === 'pnpm' ? ['dir'] : name === 'yarn' ? ['cwd'] : name === 'npm' ? ['prefix'] : []
+  if (keys.length === 0) return undefined
+  let found: ShellWord | undefined
+  for (let i = 1; i < words.length; i++) {
+    const w = words[i] as ShellWord
+    const t = w.literal ? w.text : w.prefix
+    if (!t.startsWith('-') || t === '--') {
+      // an operand: the command, unless it is the value of the option before it
+      if (i > 1 && afterOption(words, i)) continue
+      break
+    }
+    const eq = t.indexOf('=')
+    const key = (eq < 0 ? t : t.slice(0, eq)).replace(LEADING_DASHES, '').toLowerCase()
+    if (name === 'pnpm' && t.startsWith('-C') && !t.startsWith('--')) {
+      found = t.length > 2 ? lit(t.slice(2), t.startsWith('-C~')) : words[i + 1]
+    } else if (t.startsWith('--') && keys.includes(key)) {
+      found =
+        eq >= 0 && w.literal
+          ? lit(t.slice(eq + 1), t.slice(eq + 1).startsWith('~'))
+          : eq >= 0
+            ? dyn(w.text.slice(w.text.indexOf('=') + 1), t.slice(eq + 1))
+            : words[i + 1]
+    }
+  }
+  const text = found === undefined ? '' : found.literal ? found.text : found.prefix
+  return found === undefined || (found.literal && /^\.\/?$/.test(text)) ? undefined : found
+}
+
+/** pnpm's and yarn's commands that run a script named after them (`yarn run S`, `pnpm S`). */
+const PM_SCRIPT_RUNNERS = new Set(['run', 'run-script'])
+const PM_SCRIPTS = new Set(['test', 't', 'tst', 'start', 'stop', 'restart'])
+
+/**
+ * The words pnpm or yarn hand to a script, in each reading of which word is the command: those
+ * after `run S` / `run-script S`, after `test`, `start`, …, and after a name that is none of their
+ * own commands (a script, or a package binary, whose own reading is package-runners.ts').
+ */
+function pmScriptArguments(words: readonly ShellWord[], candidates: number[]): ShellWord[][] {
+  const out: ShellWord[][] = []
+  const dropDash = (args: ShellWord[]) =>
+    args[0]?.literal === true && args[0].text === '--' ? args.slice(1) : args
+  for (const c of candidates) {
+    const t = (words[c] as ShellWord).text
+    if (PM_SCRIPT_RUNNERS.has(t)) {
+      // the script is the first word after `run` that is not one of pnpm's own options
+      const script = words.findIndex(
+        (w, i) => i > c && !(w.literal && w.text.startsWith('-') && w.text !== '-')
+      )
+      if (script > 0) out.push(dropDash(words.slice(script + 1)))
+    } else if (PM_SCRIPTS.has(t) || !PM_COMMANDS.has(t)) {
+      out.push(dropDash(words.slice(c + 1)))
+    }
+  }
+  return out.filter((args) => args.length > 0)
+}
+
 /** npx, pnpm and yarn (npm itself: npmCliEffects). */
 export function npmEffects(words: readonly ShellWord[], name: string): CommandEffect[] {
   if (name === 'npm') return npmCliEffects(words)
@@ -466,8 +575,8 @@ export function npmEffects(words: readonly ShellWord[], name: string): CommandEf
       if (exec && (key === 'package' || (t === '-p' && name !== 'yarn'))) {
         out.push(network(`${name} ${t} downloads and runs a package`))
       }
-      if (exec && t === '-c' && name !== 'yarn')
-        out.push(runsCode(`${name} -c runs a shell command`))
+      if (exec && (t === '-c' || key === 'shell-mode') && name !== 'yarn')
+        out.push(runsCode(`${name} ${t} runs a shell command`))
       const negated = key.startsWith('no-')
       const connects = connectionOption(name, negated ? key.slice(3) : key, value, negated)
       if (connects !== undefined) out.push(connects)
@@ -489,14 +598,24 @@ export function npmEffects(words: readonly ShellWord[], name: string): CommandEf
       if (npx && eq < 0 && (NPX_VALUE.has(key) || t === '-c' || t === '-p')) i++
       continue
     }
-    // npx: the first operand is the command, and the words after it are its own
-    if (npx) break
+    // npx: the first operand is the command, and the words after it are its own; one after an
+    // option that may take a value may be that value (package-runners.ts reads it both ways)
+    if (npx && !npxMayBeValue(words, i)) break
   }
   for (const i of candidates) {
     const t = (words[i] as ShellWord).text
     if (t === 'dlx') out.push(network(`${name} dlx downloads and runs a package`))
     const what = NPM_RUNS_CODE[t]
     if (what !== undefined) out.push(runsCode(`${name} ${t} ${what}`))
+  }
+  // `yarn test ARGS`, `pnpm run lint ARGS`, `pnpm lint ARGS`: pnpm and yarn hand every word
+  // after the script's name to the script (options included), read as npm's `-- ARGS` are
+  if (!npx) {
+    const directory = runnerDirectory(words, name)
+    for (const args of pmScriptArguments(words, candidates)) {
+      const own = scriptArgumentEffects(args, name)
+      out.push(...(directory === undefined ? own : inDirectoryEffects(own, directory)))
+    }
   }
   for (const i of named('config', 'c')) {
     const change = words

@@ -12,22 +12,7 @@ import type { ShellWord } from '../shell-word.js'
 import { lit } from './effects.js'
 import { LEADING_DASHES, UNDERSCORES } from './git.js'
 import { npmArgv, npmCommand } from './npm-argv.js'
-import { NPX_VALUE, pmCommands } from './npm.js'
-
-/** pnpm's and yarn's own commands (and those pnpm hands to npm): not a program they run. */
-export const PM_COMMANDS = new Set(
-  (
-    'access add adduser approve-builds audit autoclean bin bugs c cache cat-file cat-index ' +
-    'catalog check config constraints create dedupe deploy deprecate dist-tag dlx docs doctor ' +
-    'edit env exec explain fetch find-hash generate-lock-entry get global help i ignored-builds ' +
-    'import info init install install-test it licenses link list ll ln login logout node npm ' +
-    'outdated owner pack patch patch-commit patch-remove ping pkg plugin policies prefix profile ' +
-    'prune publish rb rebuild recursive remove repo rm root run s sdks search self-update server ' +
-    'set set-script setup show stage star stars start store t tag team test token un uninstall ' +
-    'unlink unplug unpublish unstar up update upgrade upgrade-interactive v version versions view ' +
-    'whoami why workspace workspaces xmas'
-  ).split(' ')
-)
+import { NPX_VALUE, PM_COMMANDS, afterOption, npxMayBeValue, pmCommands } from './npm.js'
 
 /** The command lines a package manager's command line runs directly, in every reading. */
 export function packageRunnerCommands(words: readonly ShellWord[], name: string): ShellWord[][] {
@@ -48,13 +33,20 @@ function binary(word: ShellWord): ShellWord {
   return m === null ? word : lit(m[1] as string)
 }
 
-/** npx [its options] PROGRAM ARGS…: PROGRAM and the words after it are the program's own. */
+/**
+ * npx [its options] PROGRAM ARGS…: PROGRAM and the words after it are the program's own; a word
+ * after an option that may take a value is read both ways (that value, or the program).
+ */
 function npxCommand(words: readonly ShellWord[]): ShellWord[][] {
+  const out: ShellWord[][] = []
   for (let i = 1; i < words.length; i++) {
     const w = words[i] as ShellWord
-    if (!w.literal) return [] // the program only known at run time (npmEffects denies it)
+    if (!w.literal) return out // the program only known at run time (npmEffects denies it)
     const t = w.text
-    if (t === '--') return i + 1 < words.length ? [words.slice(i + 1)] : []
+    if (t === '--') {
+      if (i + 1 < words.length) out.push(words.slice(i + 1))
+      return out
+    }
     if (t.startsWith('-') && t.length > 1) {
       const eq = t.indexOf('=')
       const key = (eq < 0 ? t : t.slice(0, eq))
@@ -64,17 +56,10 @@ function npxCommand(words: readonly ShellWord[]): ShellWord[][] {
       if (eq < 0 && (NPX_VALUE.has(key) || t === '-c' || t === '-p')) i++
       continue
     }
-    return [words.slice(i)]
+    out.push(words.slice(i))
+    if (!npxMayBeValue(words, i)) return out
   }
-  return []
-}
-
-/** Whether the word before index `i` is an option that may take the word at `i` as its value. */
-function afterOption(words: readonly ShellWord[], i: number): boolean {
-  const before = words[i - 1]
-  if (before === undefined) return false
-  const t = before.literal ? before.text : before.prefix
-  return t.startsWith('-') && t.length > 1 && !t.includes('=') && !/^-{2,}$/.test(t)
+  return out
 }
 
 /** The program of `npm exec` (`npm x`): each word after the command that may be it. */

@@ -53,7 +53,9 @@ const LOADS_CODE = new Set([
   'pyargs',
   'import-mode',
   'cov-config',
-  'plugins'
+  'plugins',
+  // `--pdbcls=MODULE:CLASS` (with --pdb or --trace): pytest imports MODULE
+  'pdbcls'
 ])
 
 /** Long options with a value; `?`: optional (taken from the next word unless it is an option). */
@@ -122,6 +124,8 @@ const LONG_VALUES: Readonly<Record<string, 'required' | 'optional'>> = {
   maxprocesses: 'required',
   'max-worker-restart': 'required',
   tx: 'required',
+  px: 'required',
+  pdbcls: 'required',
   rsyncdir: 'required',
   timeout: 'required',
   'timeout-method': 'required',
@@ -185,6 +189,14 @@ function optionEffects(
 ): CommandEffect[] {
   const label = `${name} --${option}`
   if (option === 'pastebin') return [network(`${label} sends test output to bpaste.net`)]
+  // pytest-xdist's gateways: `popen//python=PROG` runs PROG, `ssh=HOST` another machine; only
+  // a local worker of the same Python (`popen`, `4*popen`) runs nothing else
+  if (option === 'tx' || option === 'px') {
+    if (value?.literal === true && /^(?:\d+\*)?popen$/.test(value.text)) return []
+    return [
+      runsCode(`${label}: an execnet gateway can run another program or reach another machine`)
+    ]
+  }
   // `-W action:message:CATEGORY:module:line`: a category with a dot is a class Python imports
   // (`ignore::src.plug.W` imports src/plug.py)
   if (option === 'pythonwarnings') {
