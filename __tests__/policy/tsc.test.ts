@@ -189,6 +189,18 @@ describe('tsc writes where its output options point', () => {
     expect(decide('npx tsc --build --verbose').decision).toBe('allow')
   })
 
+  it('files named without a place to write: each file of the program, imports included, is written next to itself', () => {
+    // `tsc src/a.ts` where a.ts imports '../.github/actions/x.ts' writes .github/actions/x.js
+    expect(decide('npx tsc src/a.ts').rule).toBe('writes-unknown')
+    expect(decide('npx tsc --noEmit false src/a.ts').rule).toBe('writes-unknown')
+    expect(decide('npx tsc --strict src/a.ts src/b.ts').rule).toBe('writes-unknown')
+    expect(decide('npx tsc --noEmit src/a.ts').decision).toBe('allow')
+    expect(decide('npx tsc --noEmit true src/a.ts').decision).toBe('allow')
+    expect(decide('npx tsc --outDir out src/a.ts').decision).toBe('allow')
+    expect(decide('npx tsc --outFile out/all.js src/a.ts').decision).toBe('allow')
+    expect(decide('npx tsc --outDir .github src/a.ts').decision).toBe('deny')
+  })
+
   it('reads `--outDir=DIR` as the unknown option tsc refuses, and writes nothing', () => {
     expect(pair('npx tsc --outDir .github', 'npx tsc --outDir=.github')).toEqual([
       ['npx tsc --outDir .github', 'deny'],

@@ -160,6 +160,8 @@ export function tscEffects(words: readonly ShellWord[], name: string): CommandEf
   const table = build ? TSC_BUILD_VALUES : TSC_VALUES
   const could = 'an option that names where it writes, or a response file of more options'
   const projects: ShellWord[] = []
+  const sources: ShellWord[] = []
+  const given = new Set<string>()
   for (let i = build ? 2 : 1; i < words.length; i++) {
     const w = words[i] as ShellWord
     const t = w.literal ? w.text : w.prefix
@@ -172,11 +174,12 @@ export function tscEffects(words: readonly ShellWord[], name: string): CommandEf
       continue
     }
     if (!t.startsWith('-')) {
-      if (build) projects.push(w)
+      ;(build ? projects : sources).push(w)
       continue
     }
     const written = t.slice(t.startsWith('--') ? 2 : 1).toLowerCase()
     const option = (build ? undefined : TSC_SHORT[written]) ?? written
+    given.add(option)
     const kind = table[option]
     const next = words[i + 1]
     if (kind === undefined) {
@@ -189,7 +192,10 @@ export function tscEffects(words: readonly ShellWord[], name: string): CommandEf
           )
         )
       }
-      if (next?.literal === true && BOOLEAN_VALUE.test(next.text)) i++
+      if (next?.literal === true && BOOLEAN_VALUE.test(next.text)) {
+        if (next.text !== 'true') given.delete(option) // `--noEmit false`: the option off
+        i++
+      }
       continue
     }
     if (next === undefined) continue
@@ -208,5 +214,17 @@ export function tscEffects(words: readonly ShellWord[], name: string): CommandEf
   }
   // `tsc --build` with no project builds the one here
   for (const p of projects) out.push(...projectReads(name, p))
+  // `tsc a.ts`: without a place to write, each file of the program is emitted next to it, and the
+  // program is the files named and every file they import (`import '../.github/x'` writes
+  // .github/x.js), which the command line does not show
+  const placed = ['noemit', 'outdir', 'outfile', 'out'].some((o) => given.has(o))
+  if (sources.length > 0 && !placed) {
+    out.push(
+      writesUnknown(
+        `${name} ${sources[0]?.text ?? ''}: each file of the program (those named and those they ` +
+          'import) is written next to itself; --outDir or --noEmit says where'
+      )
+    )
+  }
   return out
 }
