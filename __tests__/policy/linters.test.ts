@@ -388,6 +388,8 @@ describe('the fifth review: what the linters’ fix missed, by class', () => {
     ['python -m pytest -d --tx popen//python=./src/x.sh', 'python -m pytest -d --tx popen'],
     ["python -m pytest -d --tx 'ssh=host//python=python3'", "python -m pytest -d --tx '4*popen'"],
     ['prettier --config=src/p.yaml --check src', 'prettier --no-config --check src'],
+    // a name that is not one of Jest 30's own reporters is a package Jest loads
+    ['jest --reporters=verbose', 'jest --reporters=summary'],
     // Vitest's API and UI servers run what they are sent
     ['vitest --api.port=5555', 'vitest --run'],
     ['vitest --ui', 'vitest --run'],

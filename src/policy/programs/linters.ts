@@ -270,7 +270,7 @@ export const JEST: LintTool = {
             )
           : name === 'reporters'
             ? code('a reporter other than Jest’s own is a module Jest loads', (v) =>
-                /^(?:default|summary|github-actions|verbose)$/.test(v.literal ? v.text : '')
+                /^(?:default|summary|github-actions|agent)$/.test(v.literal ? v.text : '')
               )
             : code(`--${name} names a module Jest loads`)
       ])
