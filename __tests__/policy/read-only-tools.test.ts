@@ -4,7 +4,7 @@
  * they do beyond printing stays denied, by the engine's reading of each program rather than by
  * the text of a rule: `sed -i` and sed's `w` write, its `e` and `-f` run code, `printf -v` assigns
  * a variable, `git tag NAME` writes a ref, `sha256sum -c` reads the files a list names, `date -s`
- * sets the clock. Each row pairs an allowed command with a denied sibling.
+ * sets the clock, and jq's `env`, awk's `ENVIRON` and yq's `strenv()` read the environment. Each row pairs an allowed command with a denied sibling.
  */
 import { compilePolicy, presetText, type CompiledPolicy } from '../../src/policy/index.js'
 import { shell, tempWorkspace, writeFiles } from './helpers.js'
@@ -13,7 +13,13 @@ let ws: ReturnType<typeof tempWorkspace>
 let policy: CompiledPolicy
 beforeAll(async () => {
   ws = tempWorkspace()
-  writeFiles(ws.dir, { 'src/a.ts': 'a\n', 'build.log': 'warning: x\n', SHA256SUMS: '' })
+  writeFiles(ws.dir, {
+    'src/a.ts': 'a\n',
+    'build.log': 'warning: x\n',
+    SHA256SUMS: '',
+    'package.json': '{}\n',
+    'a.yml': 'a: 1\n'
+  })
   policy = await compilePolicy(presetText('read-only'), 'built-in:read-only', ws.dir)
 })
 afterAll(() => ws.cleanup())
@@ -46,7 +52,17 @@ describe('read-only allows what only prints, and denies its siblings that do mor
     ['date', 'date -s 2030-01-01', 'writes-unknown'],
     ['date -u +%Y-%m-%dT%H:%M:%SZ', 'date --set=tomorrow', 'writes-unknown'],
     ['date -d @0 +%F', 'date 010100002030', 'writes-unknown'],
-    ['date -I', 'date "$WHEN"', 'dynamic-argument']
+    ['date -I', 'date "$WHEN"', 'dynamic-argument'],
+    // jq, yq and awk print what they read; their environment builtins read the environment,
+    // judged as /proc/self/environ is (`env` and `printenv` are not read-only's either)
+    ["jq '.env' package.json", 'jq -n env', 'sensitive-path'],
+    ['jq \'.[] | select(.kind == "env")\' package.json', "jq -n '$ENV.HOME'", 'sensitive-path'],
+    ["jq -r '.name' package.json", 'jq -n \'"\\(env.HOME)"\'', 'sensitive-path'],
+    [
+      'awk \'{print "ENVIRON"}\' build.log',
+      "awk 'BEGIN{for(k in ENVIRON) print k}'",
+      'sensitive-path'
+    ]
   ])('%s is allowed; %s is denied (%s)', (allowed, denied, rule) => {
     const a = decide(allowed)
     const d = decide(denied)
@@ -58,5 +74,23 @@ describe('read-only allows what only prints, and denies its siblings that do mor
       'deny',
       true
     ])
+  })
+})
+
+describe('yq: its environment operators read the environment, as /proc/self/environ', () => {
+  it('env(), strenv() and envsubst are denied where a plain expression is allowed', async () => {
+    const yq = await compilePolicy(
+      'version: 1\nrules:\n  - { id: yq, decision: allow, shell: ["yq *"] }\n',
+      'p.yml',
+      ws.dir
+    )
+    const d = (c: string) => yq.decide(shell(c)).decision
+    expect([
+      d("yq '.env' a.yml"),
+      d('yq \'.a = "env(HOME)"\' a.yml'),
+      d("yq '.a = strenv(HOME)' a.yml"),
+      d("yq '.a = env(HOME)' a.yml"),
+      d("yq '.a | envsubst' a.yml")
+    ]).toEqual(['allow', 'allow', 'deny', 'deny', 'deny'])
   })
 })

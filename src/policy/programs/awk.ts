@@ -8,6 +8,7 @@ import {
   network,
   problem,
   read,
+  readsEnvironment,
   readsUnknown,
   runsCode,
   write
@@ -115,6 +116,9 @@ export function awkEffects(words: readonly ShellWord[], name: string): CommandEf
       continue
     }
     if (scan.runs !== undefined) out.push(runsCode(`the ${name} program ${scan.runs}`))
+    if (tokenizeAwk(program.text)?.some((t) => t.type === 'ident' && t.text === 'ENVIRON')) {
+      out.push(readsEnvironment(`${name} ENVIRON`))
+    }
     if (scan.network) out.push(network(`the ${name} program opens a network connection (/inet/)`))
     for (const target of scan.writes) out.push(write(`${name} print >`, target))
     for (const target of scan.reads) out.push(read(`${name} getline <`, target))

@@ -56,6 +56,14 @@ export function dyn(text: string, prefix = ''): ShellWord {
   return { text, literal: false, prefix, tilde: false }
 }
 
+/**
+ * A program that reads its own environment (`jq -n env`, awk's `ENVIRON`, yq's `strenv()`): the
+ * same data as /proc/self/environ, judged as reading it.
+ */
+export function readsEnvironment(label: string): CommandEffect {
+  return read(`${label} (the environment)`, lit('/proc/self/environ'))
+}
+
 /** A path word as a program run in `dir` reads it (`pnpm -C DIR exec …`): relative ones below DIR. */
 export function inDirectory(word: ShellWord, dir: ShellWord): ShellWord {
   const t = word.literal ? word.text : word.prefix

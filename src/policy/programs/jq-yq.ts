@@ -14,6 +14,7 @@ import {
   lit,
   mayBeOption,
   read,
+  readsEnvironment,
   readsUnknown,
   writesUnknown
 } from './effects.js'
@@ -30,6 +31,14 @@ const YQ_VALUE =
 /** yq functions that read a file by name. */
 const YQ_LOADERS =
   /\b(load|load_str|load_xml|load_props|load_base64|load_yaml|load_json|strload)\s*\(/g
+
+/**
+ * An expression without its string literals (`select(.kind == "env")` names no builtin); one
+ * with an interpolation (`"\\(env.HOME)"`) is kept, code and all.
+ */
+function withoutStrings(text: string): string {
+  return text.replace(/"(?:[^"\\]|\\[^(])*"/g, '""')
+}
 
 export function jqEffects(words: readonly ShellWord[], name: string): CommandEffect[] {
   const out: CommandEffect[] = []
@@ -64,7 +73,13 @@ export function jqEffects(words: readonly ShellWord[], name: string): CommandEff
         `the ${name} filter "${filter.text}" is only known when it runs (it may import files)`
       )
     )
-  } else if (/(?:^|[^\w$])(?:import|include)\s/.test(filter.text)) {
+  } else {
+    // `env`, `$ENV`: the environment (`.env` is a field, `$env` a variable)
+    if (/(?:^|[^\w$.])env\b|\$ENV\b/.test(withoutStrings(filter.text))) {
+      out.push(readsEnvironment(`${name} env`))
+    }
+  }
+  if (filter.literal && /(?:^|[^\w$])(?:import|include)\s/.test(filter.text)) {
     out.push(
       readsUnknown(
         `the ${name} filter imports modules or data from a search path (~/.jq, -L) the policy cannot see`
@@ -132,6 +147,9 @@ function yqExpression(expression: ShellWord, name: string): CommandEffect[] {
   }
   const text = expression.text
   const out: CommandEffect[] = []
+  if (/(?:^|[^\w$.])(?:env|strenv)\s*\(|(?:^|[^\w$.])envsubst\b/.test(withoutStrings(text))) {
+    out.push(readsEnvironment(`${name} env()`))
+  }
   if (/\beval\s*\(/.test(text) || /(?:^|[^\w$])(?:import|include)\s/.test(text)) {
     out.push(
       readsUnknown(`the ${name} expression evaluates or imports an expression built when it runs`)
