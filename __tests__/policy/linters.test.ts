@@ -341,11 +341,15 @@ describe('the fifth review: what the linters’ fix missed, by class', () => {
     ['mypy --timing-stats .github/x src', 'mypy --timing-stats src/t.txt src'],
     ['python -m mypy --timing .github/x src', 'python -m mypy --timing src/t.txt src'],
     ['mypy --line-checking-stats .github src', 'mypy --line-checking-stats src/s src'],
-    // in the directory the package manager moved to
-    ['pnpm -C .github exec eslint -o w.yml', 'pnpm -C src exec eslint -o w.txt'],
-    ['pnpm --dir=.github exec eslint -o w.yml', 'pnpm --dir=src exec eslint -o w.txt'],
-    ['yarn --cwd .github jest --outputFile w.json', 'yarn --cwd src jest --outputFile w.json'],
-    ['pnpm -C .github test -- --outputFile w.json', 'pnpm -C src test -- --outputFile w.json']
+    ['eslint --o .github/out.txt src', 'eslint --o src/out.txt src'],
+    // what a package runner starts is followed as when run directly: a writer, a shell
+    ['npx tee .github/x', 'npx tee src/x'],
+    ['pnpm exec tee package.json', 'pnpm exec tee src/x'],
+    ['yarn exec tee -a .github/x', 'yarn exec tee -a src/x'],
+    ["npx sh -c 'npx eslint -o .github/x src'", "npx sh -c 'npx eslint -o src/x src'"],
+    ["npm exec -- bash -c 'yarn jest --outputFile .github/x'", "npm exec -- bash -c 'yarn jest'"],
+    ['prettier --w .github/ci.yml', 'prettier --w src/a.ts'],
+    ['vitest --coverage.htmlDir .github/h', 'vitest --coverage.htmlDir src/h']
   ])('%s', (denied, allowed) => expectPair(denied, allowed))
 
   it('a flag whose default output the rules do not allow: the coverage tree', async () => {
@@ -383,7 +387,7 @@ describe('the fifth review: what the linters’ fix missed, by class', () => {
 
   it.each([
     // a module or program named on the command line
-    ['python -m pytest --trace --pdbcls=evil:Pdb src', 'python -m pytest --trace src'],
+    ['python -m pytest --trace --pdbcls=evil:Pdb src', 'python -m pytest src'],
     ['python -m pytest --trace --pdbcls src.evil:Pdb src', 'python -m pytest src'],
     ['python -m pytest -d --tx popen//python=./src/x.sh', 'python -m pytest -d --tx popen'],
     ["python -m pytest -d --tx 'ssh=host//python=python3'", "python -m pytest -d --tx '4*popen'"],
@@ -402,6 +406,20 @@ describe('the fifth review: what the linters’ fix missed, by class', () => {
     ['pnpm run lint -c src/e.mjs', 'pnpm run lint --quiet'],
     ['npm -- test --setupFiles=./src/evil.js', 'npm -- test --ci'],
     ['npm -- run lint -c=src/e.mjs', 'npm -- run lint --quiet'],
+    // in the directory the package manager moved to: its package.json and node_modules run
+    ['pnpm -C src exec eslint -o w.yml', 'pnpm exec eslint -o src/w.txt'],
+    ['pnpm --dir=src exec eslint -o w.txt', 'pnpm --dir=. exec eslint -o src/w.txt'],
+    ['yarn --cwd src jest --outputFile w.json', 'yarn jest --outputFile src/w.json'],
+    ['pnpm -C src test -- --outputFile w.json', 'pnpm test -- --outputFile src/w.json'],
+    ['npm --prefix src test', 'npm test'],
+    // a debugger reads Python from its input
+    ['python -m pytest --trace src', 'python -m pytest src'],
+    ['python -m pytest --pdb src', 'python -m pytest -x src'],
+    // two dashes before a short option's letter: the same option for these parsers
+    ['jest --c src/evil.config.js src', 'jest --ci src'],
+    ['eslint --c src/e.js src', 'eslint --cache src'],
+    ['vitest run --c src/v.mjs', 'vitest run --t foo'],
+    ['vitest run --execArgv=--require=./src/x.cjs', 'vitest run --retry.count=2'],
     // a setting of npm's with a value before the program: the word after it may be either
     ['npx --loglevel silent eslint -c src/evil.mjs .', 'npx --loglevel silent eslint .'],
     ['npx --omit dev eslint -c src/e.mjs .', 'npx --yes eslint .'],

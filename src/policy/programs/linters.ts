@@ -77,6 +77,11 @@ interface LintTool {
    * the table says; any other is a setting this engine does not model (`writes-unknown`).
    */
   dotted?: { inert: ReadonlySet<string> }
+  /**
+   * A short option's letter after two dashes is that option (`--c F` is `-c F`): optionator,
+   * yargs, minimist and mri read it so; argparse and clap do not.
+   */
+  longShort?: boolean
   /** argparse: a prefix of an option's name is that option. */
   abbreviations?: boolean
   /** `@FILE` reads more arguments from FILE (argparse's fromfile_prefix_chars). */
@@ -179,7 +184,8 @@ export const ESLINT: LintTool = {
       why: 'eslint --inspect-config downloads and runs the config inspector'
     }
   },
-  short: { c: 'config', f: 'format', o: 'output-file' }
+  short: { c: 'config', f: 'format', o: 'output-file' },
+  longShort: true
 }
 
 export const PRETTIER: LintTool = {
@@ -222,7 +228,8 @@ export const PRETTIER: LintTool = {
       unless: ['cache-location']
     }
   },
-  short: { w: 'write', h: 'help' }
+  short: { w: 'write', h: 'help' },
+  longShort: true
 }
 
 /**
@@ -346,12 +353,14 @@ export const JEST: LintTool = {
   },
   // Jest 29's `--env` is its own option, Jest 30's an alias: both the test environment
   aliases: { env: 'test-environment' },
-  short: { c: 'config', o: 'only-changed', w: 'max-workers', t: 'test-name-pattern' }
+  short: { c: 'config', o: 'only-changed', w: 'max-workers', t: 'test-name-pattern' },
+  longShort: true
 }
 
 /**
  * Vitest's dotted options that set nothing a rule could see: booleans, numbers, globs, names of
- * Vitest's own choices (Vitest 3's CLI). Any other dotted key is a setting not modelled here.
+ * Vitest's own choices (Vitest 3.2's and 4.1's CLI, from their cliOptionsConfig). Any other
+ * dotted key is a setting not modelled here.
  */
 const VITEST_INERT = new Set([
   ...['all', 'enabled', 'include', 'exclude', 'extension', 'clean', 'clean-on-rerun']
@@ -387,6 +396,22 @@ const VITEST_INERT = new Set([
   ...['enabled', 'only', 'allow-js', 'ignore-source-errors', 'spawn-timeout'].map(
     (k) => `typecheck.${k}`
   ),
+  // Vitest 4
+  ...['condition', 'count', 'delay'].map((k) => `retry.${k}`),
+  'coverage.changed',
+  'coverage.exclude-after-remap',
+  'browser.details-panel-position',
+  'browser.locators',
+  'browser.locators.exact',
+  'browser.track-unhandled-errors',
+  'experimental.import-durations',
+  'experimental.import-durations.fail-on-danger',
+  'experimental.import-durations.limit',
+  'experimental.import-durations.print',
+  'experimental.import-durations.thresholds',
+  'experimental.import-durations.thresholds.danger',
+  'experimental.import-durations.thresholds.warn',
+  'experimental.pre-parse',
   'expect.require-assertions',
   'expect.poll',
   'expect.poll.interval',
@@ -407,6 +432,7 @@ export const VITEST: LintTool = {
     json: { kind: 'writes-file-unless', unless: /^(?:true|false)$/ },
     'attachments-dir': WRITES_TREE,
     'coverage.reports-directory': WRITES_TREE,
+    'coverage.html-dir': WRITES_TREE,
     'merge-reports': READS,
     compare: READS,
     'typecheck.tsconfig': READS,
@@ -438,6 +464,9 @@ export const VITEST: LintTool = {
       /^(?:threads|forks|vmThreads|vmForks|typescript)$/.test(v.literal ? v.text : '')
     ),
     'pool-options': code('pool options set the Node arguments of the workers (execArgv)'),
+    // Vitest 4: the workers' Node arguments (`--execArgv=--require=F`)
+    'exec-argv': code('the workers’ Node arguments can load any module (--require, --import)'),
+    'experimental.vcs-provider': code('a VCS provider is a module Vitest loads'),
     ...Object.fromEntries(
       ['threads', 'vm-threads', 'forks', 'vm-forks'].map((pool) => [
         `pool-options.${pool}`,
@@ -470,7 +499,12 @@ export const VITEST: LintTool = {
     shard: null,
     changed: null,
     mode: null,
-    'config-loader': null
+    'config-loader': null,
+    // Vitest 4
+    'tags-filter': null,
+    'static-parse-concurrency': null,
+    'vm-memory-limit': null,
+    'list-tags': null
   },
   flags: {
     ui: VITEST_API_RUNS_CODE,
@@ -497,6 +531,7 @@ export const VITEST: LintTool = {
   },
   aliases: { reporters: 'reporter' },
   short: { c: 'config', r: 'root', t: 'test-name-pattern' },
+  longShort: true,
   dotted: { inert: VITEST_INERT }
 }
 
@@ -779,7 +814,12 @@ export function lintEffects(
       const eq = t.indexOf('=')
       const rawName = eq < 0 ? t.slice(2) : t.slice(2, eq)
       const negated = rawName.startsWith('no-') && resolveName(tool, kebab(rawName)) === undefined
-      const key = kebab(negated ? rawName.slice(3) : rawName)
+      const spelled = kebab(negated ? rawName.slice(3) : rawName)
+      const letter =
+        tool.longShort === true && spelled.length === 1 && Object.hasOwn(tool.short ?? {}, spelled)
+          ? tool.short?.[spelled]
+          : undefined
+      const key = letter ?? spelled
       if (!negated && unmodelled(tool, key)) {
         out.push(unmodelledSetting(tool, key, `${name} ${eq < 0 ? t : t.slice(0, eq)}`))
         continue

@@ -228,6 +228,10 @@ export function npmCliEffects(words: readonly ShellWord[]): CommandEffect[] {
   }))
   const is = (...names: string[]) => commands.some((c) => names.includes(c.command))
   const exec = is('exec')
+  const moved = runnerDirectory(words, name)
+  if (moved !== undefined && is('test', 'run', 'start', 'stop', 'restart', 'exec')) {
+    out.push(movedScripts(name, moved))
+  }
 
   const directories: ShellWord[] = []
   let global = false
@@ -502,6 +506,18 @@ export function runnerDirectory(words: readonly ShellWord[], name: string): Shel
   return found === undefined || (found.literal && /^\.\/?$/.test(text)) ? undefined : found
 }
 
+/**
+ * A script or a binary run in the directory the package manager moved to (`npm --prefix DIR
+ * test`, `pnpm -C DIR exec P`): DIR's package.json and node_modules, which the rules do not
+ * protect as they may protect the working directory's.
+ */
+function movedScripts(name: string, directory: ShellWord): CommandEffect {
+  return runsCode(
+    `${name} runs the scripts and binaries of ${directory.text}/package.json and ` +
+      `${directory.text}/node_modules, which the rules never saw`
+  )
+}
+
 /** pnpm's and yarn's commands that run a script named after them (`yarn run S`, `pnpm S`). */
 const PM_SCRIPT_RUNNERS = new Set(['run', 'run-script'])
 const PM_SCRIPTS = new Set(['test', 't', 'tst', 'start', 'stop', 'restart'])
@@ -612,6 +628,12 @@ export function npmEffects(words: readonly ShellWord[], name: string): CommandEf
   // after the script's name to the script (options included), read as npm's `-- ARGS` are
   if (!npx) {
     const directory = runnerDirectory(words, name)
+    const runsThere = candidates.some((c) => {
+      if (words[c] === directory) return false // the directory itself (`--dir DIR`)
+      const t = (words[c] as ShellWord).text
+      return PM_SCRIPT_RUNNERS.has(t) || PM_SCRIPTS.has(t) || t === 'exec' || !PM_COMMANDS.has(t)
+    })
+    if (directory !== undefined && runsThere) out.push(movedScripts(name, directory))
     for (const args of pmScriptArguments(words, candidates)) {
       const own = scriptArgumentEffects(args, name)
       out.push(...(directory === undefined ? own : inDirectoryEffects(own, directory)))

@@ -174,9 +174,17 @@ const SAFE_INI = new Set([
   'truncation_limit_chars'
 ])
 
+/**
+ * Flags that start Python's debugger, which runs any Python its input sends (a heredoc, a pipe):
+ * on a failure (`--pdb`) or at each test's start (`--trace`).
+ */
+const DEBUGGER = new Set(['pdb', 'trace'])
+
 /** The long option a written name stands for: itself, or an option with an effect it starts. */
 function longName(written: string): string {
-  if (LONG_VALUES[written] !== undefined || written.length < 3) return written
+  if (LONG_VALUES[written] !== undefined || DEBUGGER.has(written) || written.length < 3) {
+    return written
+  }
   const effectful = [...WRITES_FILE, ...WRITES_TREE, ...LOADS_CODE, 'pastebin', 'cov-report']
   return effectful.find((o) => o.startsWith(written)) ?? written
 }
@@ -188,6 +196,8 @@ function optionEffects(
   value: ShellWord | undefined
 ): CommandEffect[] {
   const label = `${name} --${option}`
+  if (DEBUGGER.has(option))
+    return [runsCode(`${label} starts Python's debugger, which runs what its input sends`)]
   if (option === 'pastebin') return [network(`${label} sends test output to bpaste.net`)]
   // pytest-xdist's gateways: `popen//python=PROG` runs PROG, `ssh=HOST` another machine; only
   // a local worker of the same Python (`popen`, `4*popen`) runs nothing else

@@ -20,6 +20,7 @@ import {
   isInertSubscript,
   variableProblem
 } from '../evaluation.js'
+import { packageRunnerCommands } from '../programs/package-runners.js'
 import { bashParserSync } from '../wasm.js'
 import { type ShellAnalysis, type ShellItem, type ShellProblemId } from './analysis.js'
 import {
@@ -716,7 +717,13 @@ export class Analyzer {
       depth: ctx.depth + 1,
       via: [...ctx.via, path.basename(name.text)]
     }
-    for (const run of runs(words, this)) {
+    // what a package runner starts (`npx sh -c …`, `pnpm exec tee F`, `npx env X=1 jest`): a
+    // shell, a wrapper or a writer it runs is followed as when run directly (the program itself
+    // needs no rule of its own: its effects are counted by commandEffects)
+    const started = packageRunnerCommands(words, path.basename(name.text)).flatMap((inner) =>
+      inner.length > 0 && (inner[0] as ShellWord).literal ? runs(inner, this) : []
+    )
+    for (const run of [...runs(words, this), ...started]) {
       if (run.kind === 'words') {
         if (run.words.length > 0) this.effective(run.words, run.assignments ?? [], inner)
         // `env HOME=x` with no command still sets (and prints) them: check them all the same
