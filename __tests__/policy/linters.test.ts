@@ -426,3 +426,66 @@ describe('the fifth review: what the linters’ fix missed, by class', () => {
     ["pnpm --shell-mode exec 'eslint -c x'", 'pnpm exec eslint .']
   ])('%s', (denied, allowed) => expectPair(denied, allowed, 'runs-code'))
 })
+
+describe('more tools read from tables (more-linters.ts): black, isort, flake8, pylint, Mocha, Stylelint, markdownlint, Babel, esbuild', () => {
+  let more: CompiledPolicy
+  beforeAll(async () => {
+    more = await compile(
+      NARROW.replace(
+        '"python *", "npm *", "cd *"]',
+        '"python *", "npm *", "cd *", "black *", "isort *", "flake8 *", "pylint *", "mocha *", "stylelint *", "markdownlint *", "babel *", "esbuild *"]'
+      ),
+      ws.dir
+    )
+  })
+  const pair = (denied: string, allowed: string) => {
+    const d = more.decide(shell(denied))
+    const a = more.decide(shell(allowed))
+    return [denied, d.decision, d.decision === 'deny' ? d.rule : '', allowed, a.decision]
+  }
+
+  it.each([
+    // formatters that rewrite the files they are given unless told only to check
+    ['black .github/x.py', 'black --check .github/x.py'],
+    ['black scripts', 'black --diff scripts'],
+    ['isort .github', 'isort --check-only .github'],
+    ['isort scripts/a.py', 'isort --diff scripts/a.py'],
+    ['stylelint --fix .github/x.css', 'stylelint .github/x.css'],
+    ['markdownlint -f .github', 'markdownlint .github'],
+    // report and output files
+    ['flake8 --output-file .github/x src', 'flake8 --output-file src/x src'],
+    ['flake8 --output-f=scripts/x src', 'flake8 --output-f=src/x src'],
+    ['pylint --output .github/x src', 'pylint --output src/x src'],
+    ['stylelint -o .github/x src', 'stylelint -o src/x src'],
+    ['markdownlint -o .github/x src', 'markdownlint -o src/x src'],
+    ['babel src -d .github/lib', 'babel src -d src/lib'],
+    ['babel src/a.js --out-file package.json', 'babel src/a.js --out-file src/b.js'],
+    ['esbuild src/a.ts --outfile=.github/x.js', 'esbuild src/a.ts --outfile=src/x.js'],
+    ['esbuild src/a.ts --metafile=package.json', 'esbuild src/a.ts --metafile=src/meta.json']
+  ])('%s', (denied, allowed) => {
+    expect(pair(denied, allowed)).toEqual([denied, 'deny', 'protected', allowed, 'allow'])
+  })
+
+  it.each([
+    // modules, hooks and plugins named on the command line; a package's name stays allowed
+    ['mocha -r ./src/hook.js src', 'mocha -r ts-node/register src'],
+    ['mocha --require=src/hook.cjs src', 'mocha --require @babel/register src'],
+    ['mocha --reporter ./src/r.js', 'mocha --reporter spec'],
+    ['mocha --config .mocharc.yml', 'mocha --timeout 5000'],
+    ['mocha -n require=./src/x.js', 'mocha -n enable-source-maps'],
+    ["pylint --init-hook='import os' src", 'pylint --disable=C0114 src'],
+    ['pylint --load-plugins=src.plug src', 'pylint -j 2 src'],
+    ['pylint --rcfile=src/pylintrc src', 'pylint --output-format=json src'],
+    ['pylint --output-format=src.rep.Reporter src', 'pylint -f parseable src'],
+    ['stylelint --custom-formatter ./src/f.js src', 'stylelint -f json src'],
+    ['stylelint --config src/s.json src', 'stylelint --max-warnings 0 src'],
+    ['markdownlint -r ./src/rule.js src', 'markdownlint -c src/.markdownlint.json src'],
+    [
+      'babel --plugins ./src/p.js src -d src/lib',
+      'babel --presets @babel/preset-env src -d src/lib'
+    ],
+    ['babel --config-file ./src/b.json src -d src/lib', 'babel --root-mode upward src -d src/lib']
+  ])('%s', (denied, allowed) => {
+    expect(pair(denied, allowed)).toEqual([denied, 'deny', 'runs-code', allowed, 'allow'])
+  })
+})

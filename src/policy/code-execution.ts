@@ -23,6 +23,12 @@ const CODE_RUNNERS = new Set([
   'jest',
   'vitest',
   'mocha',
+  // configuration that is code, found in the tree (stylelint.config.js, babel.config.js,
+  // .markdownlint.cjs, a pylintrc's init-hook)
+  'stylelint',
+  'babel',
+  'markdownlint',
+  'pylint',
   'eslint',
   'prettier',
   'python',

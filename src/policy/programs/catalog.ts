@@ -36,6 +36,17 @@ import { manEffects, pagerEffects, rgEffects } from './pagers.js'
 import { pipEffects, pythonEffects } from './pip.js'
 import { COMPLETE_TABLE, GETOPT_REFUSES, type Program } from './program.js'
 import { checksumEffects, DATE_ROWS, dateEffects } from './printing.js'
+import {
+  babelEffects,
+  blackEffects,
+  esbuildEffects,
+  flake8Effects,
+  isortEffects,
+  markdownlintEffects,
+  mochaEffects,
+  pylintEffects,
+  stylelintEffects
+} from './more-linters.js'
 import { pytestEffects } from './pytest.js'
 import { SED_ROWS, sedEffects } from './sed.js'
 import { tscEffects } from './tsc.js'
@@ -645,6 +656,135 @@ export const PROGRAMS: readonly Program[] = [
       ['ruff format .github', 'deny', 'workflows'],
       ['ruff check --output-file .github/x src', 'deny', 'workflows'],
       ['ruff check --config src/ruff.toml src', 'deny', 'writes-unknown']
+    ]
+  },
+  {
+    names: ['black'],
+    unknownOptions: {
+      allowed: true,
+      reason:
+        'black (click) refuses an option it does not know; it rewrites the files it is given ' +
+        'unless --check, --diff or --code (more-linters.ts)'
+    },
+    effects: blackEffects,
+    examples: [
+      ['black src/a.py', 'allow'],
+      ['black --check .', 'allow'],
+      ['black .github/x.py', 'deny', 'workflows'],
+      ['black -l 100 .', 'deny', 'default']
+    ]
+  },
+  {
+    names: ['isort'],
+    unknownOptions: {
+      allowed: true,
+      reason:
+        'isort (argparse) refuses an option it does not know; it rewrites the files it is given ' +
+        'unless --check-only, --diff or --stdout (more-linters.ts)'
+    },
+    effects: isortEffects,
+    examples: [
+      ['isort src/a.py', 'allow'],
+      ['isort --check-only --diff .', 'allow'],
+      ['isort .github', 'deny', 'workflows']
+    ]
+  },
+  {
+    names: ['flake8'],
+    unknownOptions: {
+      allowed: true,
+      reason: 'flake8 (argparse) refuses an option it does not know (more-linters.ts)'
+    },
+    effects: flake8Effects,
+    examples: [
+      ['flake8 src', 'allow'],
+      ['flake8 --output-file .github/x src', 'deny', 'workflows'],
+      ['flake8 --output-f=src/report.txt src', 'allow']
+    ]
+  },
+  {
+    names: ['pylint'],
+    unknownOptions: {
+      allowed: true,
+      reason:
+        'pylint refuses an option it does not know; its hooks, plugins and rcfile are Python it ' +
+        'runs (more-linters.ts)'
+    },
+    effects: pylintEffects,
+    examples: [
+      ['pylint src', 'allow'],
+      ['pylint --output .github/x src', 'deny', 'workflows'],
+      ["pylint --init-hook='import os' src", 'deny', 'runs-code'],
+      ['pylint --load-plugins=src.plug src', 'deny', 'runs-code'],
+      ['pylint --output-format=json:src/r.json src', 'deny', 'runs-code']
+    ]
+  },
+  {
+    names: ['mocha', '_mocha'],
+    unknownOptions: {
+      allowed: true,
+      reason:
+        'the options that load modules or write are read by name, however spelled (yargs; ' +
+        'more-linters.ts)'
+    },
+    effects: mochaEffects,
+    examples: [
+      ['mocha -r ts-node/register src', 'allow'],
+      ['mocha -r ./src/hook.js src', 'deny', 'runs-code'],
+      ['mocha --reporter ./src/rep.js', 'deny', 'runs-code'],
+      ['mocha --config .mocharc.yml', 'deny', 'runs-code']
+    ]
+  },
+  {
+    names: ['stylelint'],
+    unknownOptions: {
+      allowed: true,
+      reason: 'the options that write, rewrite or load modules are read by name (more-linters.ts)'
+    },
+    effects: stylelintEffects,
+    examples: [
+      ["stylelint 'src/**/*.css'", 'allow'],
+      ['stylelint --fix .github/x.css', 'deny', 'workflows'],
+      ['stylelint --custom-formatter ./src/f.js src', 'deny', 'runs-code']
+    ]
+  },
+  {
+    names: ['markdownlint'],
+    unknownOptions: {
+      allowed: true,
+      reason: 'markdownlint (commander) refuses an option it does not know (more-linters.ts)'
+    },
+    effects: markdownlintEffects,
+    examples: [
+      ['markdownlint src', 'allow'],
+      ['markdownlint --fix .github', 'deny', 'workflows'],
+      ['markdownlint -r ./src/rule.js src', 'deny', 'runs-code']
+    ]
+  },
+  {
+    names: ['babel'],
+    unknownOptions: {
+      allowed: true,
+      reason: 'babel (commander) refuses an option it does not know (more-linters.ts)'
+    },
+    effects: babelEffects,
+    examples: [
+      ['babel src -d src/lib', 'allow'],
+      ['babel src -d .github/lib', 'deny', 'workflows'],
+      ['babel --plugins ./src/p.js src -d src/lib', 'deny', 'runs-code']
+    ]
+  },
+  {
+    names: ['esbuild'],
+    unknownOptions: {
+      allowed: true,
+      reason: 'esbuild refuses an option it does not know; it runs no plugin from its command line'
+    },
+    effects: esbuildEffects,
+    examples: [
+      ['esbuild src/a.ts --bundle --outfile=src/out.js', 'allow'],
+      ['esbuild src/a.ts --outfile=.github/x.js', 'deny', 'workflows'],
+      ['esbuild src/a.ts --outdir=.github', 'deny', 'workflows']
     ]
   },
   {

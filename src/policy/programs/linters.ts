@@ -62,7 +62,7 @@ type Does =
   /** A flag read only so that another option can depend on it (`ruff format --check`). */
   | { kind: 'none' }
 
-interface LintTool {
+export interface LintTool {
   /** Long options (normalized: lower case, kebab) that take a value, with what they do. */
   values: Readonly<Record<string, Does | null>>
   /** Long flags with an effect. */
@@ -88,16 +88,16 @@ interface LintTool {
   fromFile?: boolean
 }
 
-const WRITES_FILE: Does = { kind: 'writes-file' }
-const WRITES_TREE: Does = { kind: 'writes-tree' }
-const READS: Does = { kind: 'reads' }
+export const WRITES_FILE: Does = { kind: 'writes-file' }
+export const WRITES_TREE: Does = { kind: 'writes-tree' }
+export const READS: Does = { kind: 'reads' }
 
-function code(why: string, safe?: (value: ShellWord) => boolean): Does {
+export function code(why: string, safe?: (value: ShellWord) => boolean): Does {
   return safe === undefined ? { kind: 'runs-code', why } : { kind: 'runs-code', why, safe }
 }
 
 /** A value that names a file or module by path (`./fmt.cjs`, `src/x.mjs`), not a bare name. */
-function namesPath(value: ShellWord): boolean {
+export function namesPath(value: ShellWord): boolean {
   const t = value.literal ? value.text : value.prefix
   return !value.literal || value.tilde || /[/\\.]/.test(t) || t === ''
 }
