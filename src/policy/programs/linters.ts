@@ -25,6 +25,7 @@
 import type { ShellWord } from '../shell-word.js'
 import {
   type CommandEffect,
+  type Handler,
   dyn,
   dynamicArgument,
   fileWrite,
@@ -749,6 +750,17 @@ function expandedByTool(word: ShellWord): ShellWord {
   return lit(dir, word.tilde && dir.startsWith('~'))
 }
 
+/**
+ * How a tool's words are read beyond its table: `rewrites`, the tool rewrites its operands
+ * whatever its options say (`ruff format`); `checkOnly`, options that turn that off (`--check`);
+ * `operandsUnknown`, a script's arguments, whose script names files of its own.
+ */
+export interface LintOptions {
+  rewrites?: boolean
+  checkOnly?: readonly string[]
+  operandsUnknown?: boolean
+}
+
 /** One option as read: its name in the table, and its value word when it takes one. */
 interface ReadOption {
   name: string
@@ -766,7 +778,7 @@ export function lintEffects(
   words: readonly ShellWord[],
   name: string,
   from = 1,
-  options: { rewrites?: boolean; checkOnly?: readonly string[]; operandsUnknown?: boolean } = {}
+  options: LintOptions = {}
 ): CommandEffect[] {
   const out: CommandEffect[] = []
   const read_: ReadOption[] = []
@@ -941,17 +953,14 @@ export function scriptArgumentEffects(args: readonly ShellWord[], name: string):
   )
 }
 
-export function eslintEffects(words: readonly ShellWord[], name: string): CommandEffect[] {
-  return lintEffects(ESLINT, words, name)
+/** The handler of a tool read from its table alone (lintEffects with these options). */
+export function tableEffects(tool: LintTool, options: LintOptions = {}): Handler {
+  return (words, name) => lintEffects(tool, words, name, 1, options)
 }
 
-export function prettierEffects(words: readonly ShellWord[], name: string): CommandEffect[] {
-  return lintEffects(PRETTIER, words, name)
-}
-
-export function jestEffects(words: readonly ShellWord[], name: string): CommandEffect[] {
-  return lintEffects(JEST, words, name)
-}
+export const eslintEffects = tableEffects(ESLINT)
+export const prettierEffects = tableEffects(PRETTIER)
+export const jestEffects = tableEffects(JEST)
 
 export function vitestEffects(words: readonly ShellWord[], name: string): CommandEffect[] {
   // `vitest init browser` installs packages and writes a configuration
@@ -962,9 +971,7 @@ export function vitestEffects(words: readonly ShellWord[], name: string): Comman
   return lintEffects(VITEST, words, name)
 }
 
-export function mypyEffects(words: readonly ShellWord[], name: string): CommandEffect[] {
-  return lintEffects(MYPY, words, name)
-}
+export const mypyEffects = tableEffects(MYPY)
 
 /** Ruff's subcommands that read files and may write them (`check` is also the default). */
 const RUFF_COMMANDS = new Set([

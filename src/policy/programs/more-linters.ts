@@ -10,10 +10,9 @@
  * never saw (`-r ./src/x.js`).
  */
 import type { ShellWord } from '../shell-word.js'
-import type { CommandEffect } from './effects.js'
 import {
   type LintTool,
-  lintEffects,
+  tableEffects,
   namesPath,
   READS,
   WRITES_FILE,
@@ -284,44 +283,18 @@ export const ESBUILD: LintTool = {
   }
 }
 
-export function blackEffects(words: readonly ShellWord[], name: string): CommandEffect[] {
-  return lintEffects(BLACK, words, name, 1, {
-    rewrites: true,
-    checkOnly: ['check', 'diff', 'code']
-  })
-}
-
-export function isortEffects(words: readonly ShellWord[], name: string): CommandEffect[] {
-  return lintEffects(ISORT, words, name, 1, {
-    rewrites: true,
-    checkOnly: ['check-only', 'check', 'diff', 'stdout', 'show-files', 'show-config']
-  })
-}
-
-export function flake8Effects(words: readonly ShellWord[], name: string): CommandEffect[] {
-  return lintEffects(FLAKE8, words, name)
-}
-
-export function pylintEffects(words: readonly ShellWord[], name: string): CommandEffect[] {
-  return lintEffects(PYLINT, words, name)
-}
-
-export function mochaEffects(words: readonly ShellWord[], name: string): CommandEffect[] {
-  return lintEffects(MOCHA, words, name)
-}
-
-export function stylelintEffects(words: readonly ShellWord[], name: string): CommandEffect[] {
-  return lintEffects(STYLELINT, words, name)
-}
-
-export function markdownlintEffects(words: readonly ShellWord[], name: string): CommandEffect[] {
-  return lintEffects(MARKDOWNLINT, words, name)
-}
-
-export function babelEffects(words: readonly ShellWord[], name: string): CommandEffect[] {
-  return lintEffects(BABEL, words, name)
-}
-
-export function esbuildEffects(words: readonly ShellWord[], name: string): CommandEffect[] {
-  return lintEffects(ESBUILD, words, name)
-}
+export const blackEffects = tableEffects(BLACK, {
+  rewrites: true,
+  checkOnly: ['check', 'diff', 'code']
+})
+export const isortEffects = tableEffects(ISORT, {
+  rewrites: true,
+  checkOnly: ['check-only', 'check', 'diff', 'stdout', 'show-files', 'show-config']
+})
+export const flake8Effects = tableEffects(FLAKE8)
+export const pylintEffects = tableEffects(PYLINT)
+export const mochaEffects = tableEffects(MOCHA)
+export const stylelintEffects = tableEffects(STYLELINT)
+export const markdownlintEffects = tableEffects(MARKDOWNLINT)
+export const babelEffects = tableEffects(BABEL)
+export const esbuildEffects = tableEffects(ESBUILD)
