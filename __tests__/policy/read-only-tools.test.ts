@@ -62,6 +62,12 @@ describe('read-only allows what only prints, and denies its siblings that do mor
       'awk \'{print "ENVIRON"}\' build.log',
       "awk 'BEGIN{for(k in ENVIRON) print k}'",
       'sensitive-path'
+    ],
+    // gawk's SYMTAB reaches every global by name: SYMTAB["ENVIRON"] is the environment
+    [
+      'awk \'{print "SYMTAB"}\' build.log',
+      'awk \'BEGIN{v="ENVIRON"; print SYMTAB[v]["HOME"]}\'',
+      'sensitive-path'
     ]
   ])('%s is allowed; %s is denied (%s)', (allowed, denied, rule) => {
     const a = decide(allowed)

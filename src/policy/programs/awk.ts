@@ -116,7 +116,12 @@ export function awkEffects(words: readonly ShellWord[], name: string): CommandEf
       continue
     }
     if (scan.runs !== undefined) out.push(runsCode(`the ${name} program ${scan.runs}`))
-    if (tokenizeAwk(program.text)?.some((t) => t.type === 'ident' && t.text === 'ENVIRON')) {
+    // ENVIRON, or gawk's SYMTAB, through which every global is reached by name (SYMTAB[v][k]
+    // with v = "ENVIRON")
+    const env = tokenizeAwk(program.text)?.some(
+      (t) => t.type === 'ident' && (t.text === 'ENVIRON' || t.text === 'SYMTAB')
+    )
+    if (env === true) {
       out.push(readsEnvironment(`${name} ENVIRON`))
     }
     if (scan.network) out.push(network(`the ${name} program opens a network connection (/inet/)`))
